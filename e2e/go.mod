@@ -1,0 +1,3 @@
+module github.com/motionstudio/platform/e2e
+
+go 1.26.8

@@ -1,0 +1,165 @@
+// Package pgdb opens PostgreSQL through gorm with pool settings, applies goose migrations
+// embedded in a service binary, runs transactions and translates driver errors into apperr kinds.
+package pgdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+// Config holds the connection string and pool limits.
+type Config struct {
+	DSN             string        `env:"DATABASE_URL"`
+	MaxOpenConns    int           `env:"DB_MAX_OPEN_CONNS" default:"20"`
+	MaxIdleConns    int           `env:"DB_MAX_IDLE_CONNS" default:"10"`
+	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" default:"30m"`
+	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" default:"5m"`
+}
+
+// Open connects, applies the pool settings and pings the database.
+func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
+	db, err := gorm.Open(postgres.Open(cfg.DSN), &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		TranslateError:         false,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: open: %w", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: pool: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(cfg.MaxOpenConns)
+	sqlDB.SetMaxIdleConns(cfg.MaxIdleConns)
+	sqlDB.SetConnMaxLifetime(cfg.ConnMaxLifetime)
+	sqlDB.SetConnMaxIdleTime(cfg.ConnMaxIdleTime)
+	if err := Ping(ctx, db); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Ping checks that the database answers; it is the readiness check.
+func Ping(ctx context.Context, db *gorm.DB) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return fmt.Errorf("pgdb: pool: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("pgdb: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes the underlying pool.
+func Close(db *gorm.DB) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// Source is one set of goose SQL migrations (files like 00001_init.sql at the root of FS),
+// versioned in its own table so that shared packages (the outbox) and the service migrate
+// independently.
+type Source struct {
+	Name string
+	FS   fs.FS
+}
+
+// Migrate applies every pending migration of each source, in order, under a Postgres advisory
+// lock so that replicas starting together migrate once.
+func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Source) error {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return fmt.Errorf("pgdb: pool: %w", err)
+	}
+	for _, src := range sources {
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return fmt.Errorf("pgdb: migrate %s: %w", src.Name, err)
+		}
+		p, err := goose.NewProvider(goose.DialectPostgres, sqlDB, src.FS,
+			goose.WithTableName("goose_"+src.Name+"_version"),
+			goose.WithSessionLocker(locker),
+			goose.WithDisableGlobalRegistry(true),
+		)
+		if err != nil {
+			return fmt.Errorf("pgdb: migrate %s: %w", src.Name, err)
+		}
+		results, err := p.Up(ctx)
+		if err != nil {
+			return fmt.Errorf("pgdb: migrate %s: %w", src.Name, err)
+		}
+		for _, r := range results {
+			log.InfoContext(ctx, "migration applied", "source", src.Name, "file", r.Source.Path, "duration", r.Duration)
+		}
+	}
+	return nil
+}
+
+// InTx runs fn in a transaction bound to ctx; it commits when fn returns nil and rolls back
+// otherwise, returning fn's error unchanged.
+func InTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
+	return db.WithContext(ctx).Transaction(fn)
+}
+
+// Postgres error codes that Translate understands.
+const (
+	codeUniqueViolation     = "23505"
+	codeForeignKeyViolation = "23503"
+	codeCheckViolation      = "23514"
+)
+
+// Translate maps not-found and constraint errors to apperr kinds, naming what (for example
+// "user") in the client message; other errors are wrapped as Internal. nil stays nil.
+func Translate(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := apperr.As(err); ok {
+		return err
+	}
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return apperr.Wrap(err, apperr.NotFound, "not_found", what+" not found")
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case codeUniqueViolation:
+			return apperr.Wrap(err, apperr.Conflict, "conflict", what+" already exists")
+		case codeForeignKeyViolation:
+			return apperr.Wrap(err, apperr.Invalid, "invalid_reference", what+" refers to a record that does not exist")
+		case codeCheckViolation:
+			return apperr.Wrap(err, apperr.Invalid, "invalid", what+" violates a constraint")
+		}
+	}
+	return apperr.Wrap(err, apperr.Internal, "internal", "internal error")
+}
+
+// IsUniqueViolation reports whether err is a unique-constraint violation, optionally on the
+// named constraint (empty matches any).
+func IsUniqueViolation(err error, constraint string) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == codeUniqueViolation &&
+		(constraint == "" || pgErr.ConstraintName == constraint)
+}
