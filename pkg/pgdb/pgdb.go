@@ -4,6 +4,7 @@ package pgdb
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -86,6 +87,17 @@ type Source struct {
 	FS   fs.FS
 }
 
+// Embedded is the Source of migration files embedded under dir (for example
+// `//go:embed migrations/*.sql` with dir "migrations").
+func Embedded(name string, files embed.FS, dir string) Source {
+	sub, err := fs.Sub(files, dir)
+	if err != nil {
+		// fs.Sub fails only for an invalid path literal, a programming error caught by every test.
+		panic(fmt.Sprintf("pgdb: migrations dir %q: %v", dir, err))
+	}
+	return Source{Name: name, FS: sub}
+}
+
 // Migrate applies every pending migration of each source, in order, under a Postgres advisory
 // lock so that replicas starting together migrate once.
 func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Source) error {
@@ -111,7 +123,7 @@ func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Sour
 			return fmt.Errorf("pgdb: migrate %s: %w", src.Name, err)
 		}
 		for _, r := range results {
-			log.InfoContext(ctx, "migration applied", "source", src.Name, "file", r.Source.Path, "duration", r.Duration)
+			log.InfoContext(ctx, "migration applied", "source", src.Name, "file", r.Source.Path, "duration_ms", r.Duration.Milliseconds())
 		}
 	}
 	return nil

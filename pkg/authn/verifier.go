@@ -1,0 +1,265 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jws"
+	"github.com/lestrrat-go/jwx/v2/jwt"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+// leeway is the clock skew tolerated on exp and iat.
+const leeway = 30 * time.Second
+
+// defaultMinRefresh applies when VerifierConfig.MinRefresh is zero.
+const defaultMinRefresh = 30 * time.Second
+
+var (
+	errUnknownKey     = errors.New("authn: unknown key id")
+	errRefreshLimited = errors.New("authn: jwks refresh rate limited")
+)
+
+// keySource finds the public key for a key id.
+type keySource interface {
+	key(ctx context.Context, kid string) (jwk.Key, error)
+}
+
+// Verifier checks tokens against a JWKS and an expected issuer.
+type Verifier struct {
+	issuer string
+	keys   keySource
+}
+
+// VerifierConfig locates the issuer's JWKS.
+type VerifierConfig struct {
+	JWKSURL string
+	Issuer  string
+	// MinRefresh is the least time between two on-demand JWKS fetches, those caused by a token
+	// whose key id is not in the cached set (or by the first token). Default 30s.
+	MinRefresh time.Duration
+	// HTTPClient fetches the JWKS; default a client with a 10s timeout.
+	HTTPClient *http.Client
+}
+
+// NewVerifier verifies tokens with keys from cfg.JWKSURL, kept in a jwk.Cache that also refreshes
+// the set in the background until ctx is done (every 15 minutes, or the response's Cache-Control
+// max-age when longer), so keys the issuer withdraws stop being accepted. It does not fetch the
+// JWKS: the first token does, so a service may start before its issuer. It fails only when the
+// URL or the issuer is missing or the URL cannot be registered.
+func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
+	if cfg.JWKSURL == "" || cfg.Issuer == "" {
+		return nil, errors.New("authn: new verifier: jwks url and issuer are required")
+	}
+	if cfg.MinRefresh <= 0 {
+		cfg.MinRefresh = defaultMinRefresh
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	cache := jwk.NewCache(ctx)
+	if err := cache.Register(cfg.JWKSURL, jwk.WithHTTPClient(cfg.HTTPClient)); err != nil {
+		return nil, fmt.Errorf("authn: new verifier: register %s: %w", cfg.JWKSURL, err)
+	}
+	return &Verifier{
+		issuer: cfg.Issuer,
+		keys:   &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
+	}, nil
+}
+
+// NewStaticVerifier verifies tokens with the keys of set, for a service that checks the tokens
+// it issues itself.
+func NewStaticVerifier(set jwk.Set, issuer string) *Verifier {
+	return &Verifier{issuer: issuer, keys: staticKeys{set: set}}
+}
+
+// Verify parses raw and checks its signature (EdDSA only), expiry and issuance time (30s leeway),
+// issuer and token_use. It returns an apperr Unauthenticated error when the token is missing,
+// malformed, badly signed, expired, from another issuer or signed with an unknown key, and an
+// apperr Unavailable error (with RetryAfter) when the key set cannot be fetched, either before
+// any fetch has succeeded or while refetching it for a key id missing from the cached set.
+func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
+	if raw == "" {
+		return nil, apperr.E(apperr.Unauthenticated, "missing_token", "A bearer token is required.")
+	}
+	if strings.Count(raw, ".") != 2 {
+		return nil, invalidToken(errors.New("authn: not a compact jws"))
+	}
+	msg, err := jws.Parse([]byte(raw), jws.WithCompact())
+	if err != nil {
+		return nil, invalidToken(fmt.Errorf("authn: parse jws: %w", err))
+	}
+	sigs := msg.Signatures()
+	if len(sigs) != 1 {
+		return nil, invalidToken(errors.New("authn: expected exactly one signature"))
+	}
+	hdr := sigs[0].ProtectedHeaders()
+	if hdr.Algorithm() != jwa.EdDSA {
+		return nil, invalidToken(fmt.Errorf("authn: algorithm %q refused", hdr.Algorithm()))
+	}
+	if hdr.KeyID() == "" {
+		return nil, invalidToken(errors.New("authn: token has no kid"))
+	}
+	key, err := v.keys.key(ctx, hdr.KeyID())
+	if err != nil {
+		if errors.Is(err, errUnknownKey) {
+			return nil, invalidToken(fmt.Errorf("%w %q", err, hdr.KeyID()))
+		}
+		return nil, err
+	}
+
+	tok, err := jwt.Parse([]byte(raw),
+		jwt.WithKey(jwa.EdDSA, key),
+		jwt.WithValidate(true),
+		jwt.WithIssuer(v.issuer),
+		jwt.WithRequiredClaim(jwt.ExpirationKey),
+		jwt.WithAcceptableSkew(leeway),
+	)
+	if err != nil {
+		if errors.Is(err, jwt.ErrTokenExpired()) {
+			return nil, apperr.Wrap(err, apperr.Unauthenticated, "token_expired", "The token has expired.")
+		}
+		return nil, invalidToken(fmt.Errorf("authn: verify: %w", err))
+	}
+	c, err := claimsOf(tok)
+	if err != nil {
+		return nil, invalidToken(err)
+	}
+	return c, nil
+}
+
+func invalidToken(cause error) *apperr.Error {
+	return apperr.Wrap(cause, apperr.Unauthenticated, "invalid_token", "The token is not valid.")
+}
+
+// claimsOf reads the platform claims; it fails when a claim has the wrong type or token_use is
+// unknown.
+func claimsOf(tok jwt.Token) (*Claims, error) {
+	c := &Claims{
+		Issuer:    tok.Issuer(),
+		Subject:   tok.Subject(),
+		ID:        tok.JwtID(),
+		IssuedAt:  tok.IssuedAt(),
+		ExpiresAt: tok.Expiration(),
+	}
+	var scope string
+	strs := map[string]*string{claimTenantID: &c.TenantID, claimSessionID: &c.SessionID,
+		claimTokenUse: &c.TokenUse, claimScope: &scope}
+	for name, dst := range strs {
+		if err := privateClaim(tok, name, dst); err != nil {
+			return nil, err
+		}
+	}
+	bools := map[string]*bool{claimAdmin: &c.Admin, claimTenantAdmin: &c.TenantAdmin}
+	for name, dst := range bools {
+		if err := privateClaim(tok, name, dst); err != nil {
+			return nil, err
+		}
+	}
+	if c.TokenUse != TokenUseAccess && c.TokenUse != TokenUseService {
+		return nil, fmt.Errorf("authn: unknown token_use %q", c.TokenUse)
+	}
+	c.Scopes = strings.Fields(scope)
+	return c, nil
+}
+
+// privateClaim copies claim name into dst when present; a value of another type is an error.
+func privateClaim[T any](tok jwt.Token, name string, dst *T) error {
+	v, ok := tok.Get(name)
+	if !ok {
+		return nil
+	}
+	t, ok := v.(T)
+	if !ok {
+		return fmt.Errorf("authn: claim %s has type %T", name, v)
+	}
+	*dst = t
+	return nil
+}
+
+// staticKeys serves keys from a fixed set.
+type staticKeys struct{ set jwk.Set }
+
+func (s staticKeys) key(_ context.Context, kid string) (jwk.Key, error) {
+	if k, ok := s.set.LookupKeyID(kid); ok {
+		return k, nil
+	}
+	return nil, errUnknownKey
+}
+
+// remoteKeys serves keys from a cached JWKS. The first lookup fetches the set; a key id missing
+// from the cached set triggers a refetch at most once per minRefresh.
+type remoteKeys struct {
+	cache      *jwk.Cache
+	url        string
+	minRefresh time.Duration
+
+	// refreshing lets one on-demand fetch run at a time; lookups of cached keys never wait for it.
+	refreshing sync.Mutex
+	// lastRefresh is the start of the last on-demand fetch in Unix nanoseconds, 0 before the first.
+	lastRefresh atomic.Int64
+}
+
+func (r *remoteKeys) key(ctx context.Context, kid string) (jwk.Key, error) {
+	if k, ok := r.cached(ctx, kid); ok {
+		return k, nil
+	}
+	if err := r.refresh(ctx); err != nil && !errors.Is(err, errRefreshLimited) {
+		return nil, r.unavailable(err)
+	}
+	if k, ok := r.cached(ctx, kid); ok {
+		return k, nil
+	}
+	if _, err := r.set(ctx); err != nil {
+		return nil, r.unavailable(err)
+	}
+	return nil, errUnknownKey
+}
+
+// set returns the cached JWKS without fetching; it fails until a fetch has succeeded.
+func (r *remoteKeys) set(ctx context.Context) (jwk.Set, error) {
+	if r.lastRefresh.Load() == 0 {
+		// Before the first refresh the cache would fetch synchronously, bypassing the rate limit.
+		return nil, errors.New("authn: jwks not fetched yet")
+	}
+	return r.cache.Get(ctx, r.url)
+}
+
+func (r *remoteKeys) cached(ctx context.Context, kid string) (jwk.Key, bool) {
+	set, err := r.set(ctx)
+	if err != nil {
+		return nil, false
+	}
+	return set.LookupKeyID(kid)
+}
+
+// refresh refetches the JWKS unless that happened less than minRefresh ago.
+func (r *remoteKeys) refresh(ctx context.Context) error {
+	r.refreshing.Lock()
+	defer r.refreshing.Unlock()
+	if last := r.lastRefresh.Load(); last != 0 && time.Since(time.Unix(0, last)) < r.minRefresh {
+		return errRefreshLimited
+	}
+	r.lastRefresh.Store(time.Now().UnixNano())
+	if _, err := r.cache.Refresh(ctx, r.url); err != nil {
+		return fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
+	}
+	return nil
+}
+
+// unavailable reports that keys cannot be had right now, with a hint when to retry.
+func (r *remoteKeys) unavailable(cause error) *apperr.Error {
+	e := apperr.Wrap(cause, apperr.Unavailable, "keys_unavailable", "The token cannot be checked right now.")
+	wait := r.minRefresh - time.Since(time.Unix(0, r.lastRefresh.Load()))
+	e.RetryAfter = max(wait, time.Second)
+	return e
+}

@@ -1,0 +1,273 @@
+// Package httpx bootstraps a service's echo v4 HTTP server the same way everywhere: request ids,
+// trace-context propagation, panic recovery, a JSON access log, Prometheus metrics, a body limit,
+// a per-request deadline, health and readiness routes, the OpenAPI document, graceful shutdown and
+// the single error handler that turns apperr kinds into HTTP answers.
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// ErrorStyle selects how errors are written to clients.
+type ErrorStyle int
+
+const (
+	// ProblemJSON answers errors as RFC 9457 application/problem+json documents.
+	ProblemJSON ErrorStyle = iota
+	// PlainText answers errors with the message as a text/plain body; 401 and 403 have no body.
+	PlainText
+)
+
+// Config holds the listen address, the body limit and the server timeouts.
+type Config struct {
+	Addr              string        `env:"HTTP_ADDR"`
+	BodyLimit         int64         `env:"HTTP_BODY_LIMIT" default:"1048576"`
+	ReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT" default:"5s"`
+	ReadTimeout       time.Duration `env:"HTTP_READ_TIMEOUT" default:"30s"`
+	WriteTimeout      time.Duration `env:"HTTP_WRITE_TIMEOUT" default:"30s"`
+	IdleTimeout       time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"120s"`
+	// RequestTimeout is the deadline of each request's context.
+	RequestTimeout  time.Duration `env:"HTTP_REQUEST_TIMEOUT" default:"25s"`
+	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" default:"20s"`
+	// TrustedProxies are the CIDRs (the gateway, the ingress) whose X-Forwarded-For is believed
+	// when deciding a client's address for logs and per-IP rate limits. Empty trusts nobody:
+	// the address is the TCP peer's, so a client cannot spoof it.
+	TrustedProxies []string `env:"HTTP_TRUSTED_PROXIES"`
+}
+
+// withDefaults fills zero values with the documented defaults, so a Config literal in a test
+// behaves like one loaded from an empty environment.
+func (c Config) withDefaults() Config {
+	setDuration := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	if c.BodyLimit <= 0 {
+		c.BodyLimit = 1 << 20
+	}
+	setDuration(&c.ReadHeaderTimeout, 5*time.Second)
+	setDuration(&c.ReadTimeout, 30*time.Second)
+	setDuration(&c.WriteTimeout, 30*time.Second)
+	setDuration(&c.IdleTimeout, 120*time.Second)
+	setDuration(&c.RequestTimeout, 25*time.Second)
+	setDuration(&c.ShutdownTimeout, 20*time.Second)
+	return c
+}
+
+// Check is one readiness probe of a dependency, run by GET /readyz.
+type Check struct {
+	Name string
+	Fn   func(ctx context.Context) error
+}
+
+// Options configures New.
+type Options struct {
+	// Service names the service in the request metrics (label service).
+	Service    string
+	Config     Config
+	Logger     *slog.Logger
+	ErrorStyle ErrorStyle
+	Checks     []Check
+	// OpenAPI is the service's api/openapi.yaml, served as JSON at GET /openapi.json.
+	OpenAPI []byte
+	// LargeBody reports the routes exempt from the body limit and the request timeout
+	// (streaming uploads).
+	LargeBody func(c echo.Context) bool
+}
+
+// Server is a configured echo instance plus the http.Server that runs it. Register routes on
+// Echo; register service metrics on Registry, which GET /metrics exposes.
+type Server struct {
+	Echo     *echo.Echo
+	Registry *prometheus.Registry
+
+	cfg     Config
+	log     *slog.Logger
+	checks  []Check
+	openapi []byte
+	large   func(c echo.Context) bool
+	metrics *httpMetrics
+	srv     *http.Server
+
+	mu sync.Mutex
+	ln net.Listener
+}
+
+// New builds the server with its middleware and built-in routes. It fails when the OpenAPI
+// document is not valid YAML or the metrics cannot be registered.
+func New(opts Options) (*Server, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	large := opts.LargeBody
+	if large == nil {
+		large = func(echo.Context) bool { return false }
+	}
+	s := &Server{
+		Echo:     echo.New(),
+		Registry: prometheus.NewRegistry(),
+		cfg:      opts.Config.withDefaults(),
+		log:      log,
+		checks:   opts.Checks,
+		large:    large,
+	}
+	if len(opts.OpenAPI) > 0 {
+		doc, err := yamlToJSON(opts.OpenAPI)
+		if err != nil {
+			return nil, fmt.Errorf("httpx: openapi document: %w", err)
+		}
+		s.openapi = doc
+	}
+	m, err := newHTTPMetrics(s.Registry, opts.Service)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics = m
+	if err := s.Registry.Register(collectors.NewGoCollector()); err != nil {
+		return nil, fmt.Errorf("httpx: register go collector: %w", err)
+	}
+	if err := s.Registry.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
+		return nil, fmt.Errorf("httpx: register process collector: %w", err)
+	}
+
+	e := s.Echo
+	extractor, err := ipExtractor(s.cfg.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	e.IPExtractor = extractor
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = ErrorHandler(opts.ErrorStyle, log)
+	// Recovery sits inside the access log and metrics so that a panic's 500 is logged and counted
+	// like any other answer.
+	e.Use(requestIDMiddleware, traceContextMiddleware, s.observe, s.recoverPanics, s.limitBody, s.requestDeadline)
+
+	e.GET("/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.Registry, promhttp.HandlerOpts{Registry: s.Registry})))
+	if s.openapi != nil {
+		e.GET("/openapi.json", func(c echo.Context) error {
+			return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
+		})
+	}
+
+	s.srv = &http.Server{
+		Handler:           e,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	return s, nil
+}
+
+// ipExtractor trusts X-Forwarded-For only from the given proxies.
+func ipExtractor(cidrs []string) (echo.IPExtractor, error) {
+	if len(cidrs) == 0 {
+		return echo.ExtractIPDirect(), nil
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, c := range cidrs {
+		_, n, err := net.ParseCIDR(c)
+		if err != nil {
+			return nil, fmt.Errorf("httpx: trusted proxy %q: %w", c, err)
+		}
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...), nil
+}
+
+// Listen binds Config.Addr (port 0 picks a free port) and returns the bound address. It fails
+// when the address is empty, already bound by this server, or cannot be bound.
+func (s *Server) Listen() (net.Addr, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ln != nil {
+		return nil, errors.New("httpx: listen: already listening")
+	}
+	if s.cfg.Addr == "" {
+		return nil, errors.New("httpx: listen: no address configured")
+	}
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("httpx: listen %s: %w", s.cfg.Addr, err)
+	}
+	s.ln = ln
+	return ln.Addr(), nil
+}
+
+// Serve answers requests on the listener bound by Listen until ctx is done, then stops accepting
+// connections and waits up to ShutdownTimeout for in-flight requests to finish. It returns nil on
+// a clean stop and an error when serving fails or the drain times out.
+func (s *Server) Serve(ctx context.Context) error {
+	s.mu.Lock()
+	ln := s.ln
+	s.mu.Unlock()
+	if ln == nil {
+		return errors.New("httpx: serve: Listen was not called")
+	}
+	s.log.InfoContext(ctx, "http server listening", slog.String("addr", ln.Addr().String()))
+
+	served := make(chan error, 1)
+	go func() { served <- s.srv.Serve(ln) }()
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("httpx: serve: %w", err)
+	case <-ctx.Done():
+	}
+
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
+	defer cancel()
+	if err := s.srv.Shutdown(shutdownCtx); err != nil {
+		_ = s.srv.Close()
+		return fmt.Errorf("httpx: shutdown: %w", err)
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("httpx: serve: %w", err)
+	}
+	s.log.InfoContext(ctx, "http server stopped")
+	return nil
+}
+
+// Run is Listen followed by Serve.
+func (s *Server) Run(ctx context.Context) error {
+	if _, err := s.Listen(); err != nil {
+		return err
+	}
+	return s.Serve(ctx)
+}
+
+// AllowLongRequest extends the read and write deadlines of the current request's connection by d
+// from now, for streaming uploads and downloads that outlast the server timeouts. Routes that use
+// it should also be exempt through Options.LargeBody. Writers that cannot set deadlines are left
+// unchanged.
+func AllowLongRequest(c echo.Context, d time.Duration) {
+	rc := http.NewResponseController(c.Response().Writer)
+	deadline := time.Now().Add(d)
+	_ = rc.SetReadDeadline(deadline)
+	_ = rc.SetWriteDeadline(deadline)
+}
+
+// RequestID is the id of the current request, as sent in the X-Request-ID response header.
+func RequestID(c echo.Context) string {
+	return c.Response().Header().Get(echo.HeaderXRequestID)
+}

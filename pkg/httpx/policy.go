@@ -1,0 +1,60 @@
+package httpx
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"go.yaml.in/yaml/v3"
+)
+
+// Policies maps every operationId of a service's OpenAPI document to the middleware that decides
+// who may call it (for example a Verifier's RequireUser). It is handed to the generated
+// RegisterHandlersWithOptions as OperationMiddlewares. Public operations are listed explicitly
+// with Public, so that an operation nobody thought about is a start-up error, never an open door.
+type Policies map[string][]echo.MiddlewareFunc
+
+// Public marks an operation that anyone may call.
+func Public() []echo.MiddlewareFunc { return []echo.MiddlewareFunc{} }
+
+// Allow builds a policy from middleware.
+func Allow(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc { return m }
+
+// Verify returns an error naming every operation of the OpenAPI document that has no policy and
+// every policy that names no operation.
+func (p Policies) Verify(openapiYAML []byte) error {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			OperationID string `yaml:"operationId"`
+		} `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
+		return fmt.Errorf("httpx: parse openapi: %w", err)
+	}
+	seen := map[string]bool{}
+	var missing []string
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.OperationID == "" {
+				continue
+			}
+			seen[op.OperationID] = true
+			if _, ok := p[op.OperationID]; !ok {
+				missing = append(missing, fmt.Sprintf("%s %s (%s)", strings.ToUpper(method), path, op.OperationID))
+			}
+		}
+	}
+	var unknown []string
+	for id := range p {
+		if !seen[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	slices.Sort(missing)
+	slices.Sort(unknown)
+	if len(missing) > 0 || len(unknown) > 0 {
+		return fmt.Errorf("httpx: operations without an access policy: %v; policies for unknown operations: %v", missing, unknown)
+	}
+	return nil
+}

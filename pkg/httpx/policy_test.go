@@ -1,0 +1,42 @@
+package httpx_test
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/httpx"
+)
+
+var _ = Describe("access policies", func() {
+	doc := []byte(`
+openapi: 3.0.3
+paths:
+  /v1/things:
+    get:
+      operationId: listThings
+    post:
+      operationId: createThing
+  /v1/ping:
+    get:
+      operationId: ping
+`)
+
+	It("accept a document whose every operation has a policy", func() {
+		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public()}
+		Expect(p.Verify(doc)).To(Succeed())
+	})
+
+	It("name the operations nobody gave a policy, so the service does not start open", func() {
+		p := httpx.Policies{"listThings": httpx.Allow(), "ping": httpx.Public()}
+		Expect(p.Verify(doc)).To(MatchError(ContainSubstring("POST /v1/things (createThing)")))
+	})
+
+	It("name policies for operations the document does not have", func() {
+		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public(), "deleteThing": httpx.Allow()}
+		Expect(p.Verify(doc)).To(MatchError(ContainSubstring("deleteThing")))
+	})
+
+	It("refuse a document that is not YAML", func() {
+		Expect(httpx.Policies{}.Verify([]byte("\t: ["))).To(MatchError(ContainSubstring("parse openapi")))
+	})
+})
