@@ -248,10 +248,15 @@ func (s *Server) Serve(ctx context.Context) error {
 	return nil
 }
 
-// Run is Listen followed by Serve.
+// Run is Listen, unless the caller already listened, followed by Serve.
 func (s *Server) Run(ctx context.Context) error {
-	if _, err := s.Listen(); err != nil {
-		return err
+	s.mu.Lock()
+	listening := s.ln != nil
+	s.mu.Unlock()
+	if !listening {
+		if _, err := s.Listen(); err != nil {
+			return err
+		}
 	}
 	return s.Serve(ctx)
 }

@@ -1,0 +1,120 @@
+// Package app is agentteam-svc's composition root: it wires configuration, infrastructure,
+// domain services and the HTTP adapter, and runs them.
+package app
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"slices"
+
+	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/pgdb"
+	events "github.com/motionstudio/platform/proto-events"
+	"github.com/motionstudio/platform/services/agentteam-svc/api"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
+)
+
+// Name is the service name used in logs, metrics and the NATS connection.
+const Name = "agentteam-svc"
+
+// App is a running agent-team service.
+type App struct {
+	db     *gorm.DB
+	bus    *natsx.Bus
+	server *httpx.Server
+	relay  *outbox.Relay
+}
+
+// Migrate applies the outbox's and the service's migrations.
+func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	db, err := pgdb.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer pgdb.Close(db)
+	return pgdb.Migrate(ctx, db, log, outbox.Migrations, store.Migrations)
+}
+
+// New connects to every dependency and builds the service. The caller must Close it.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
+	a := &App{}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
+	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
+		return nil, err
+	}
+	if err = ensureStreams(ctx, a.bus, events.StreamAgentteamEvents, events.StreamJobs); err != nil {
+		return nil, err
+	}
+	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer})
+	if err != nil {
+		return nil, err
+	}
+	a.server, err = httpx.New(httpx.Options{
+		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.PlainText, OpenAPI: api.OpenAPI,
+		Checks: []httpx.Check{
+			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
+			{Name: "nats", Fn: a.bus.Ping},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	handler := httpapi.NewHandler(board.NewService(store.NewBoard(a.db)))
+	if err = httpapi.Register(a.server.Echo, handler, verifier); err != nil {
+		return nil, err
+	}
+	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
+	return a, nil
+}
+
+// Listen binds the HTTP address ahead of Run, so that a caller can read the port it got
+// (tests listen on port 0).
+func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
+
+// Run serves HTTP and relays the outbox until ctx is done or one of them fails.
+func (a *App) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.server.Run(ctx) })
+	g.Go(func() error { return a.relay.Run(ctx) })
+	return g.Wait()
+}
+
+// Close releases every connection New opened.
+func (a *App) Close() {
+	if a.bus != nil {
+		a.bus.Close()
+	}
+	if a.db != nil {
+		_ = pgdb.Close(a.db)
+	}
+}
+
+// ensureStreams creates or updates the named streams of the event catalogue, the ones this
+// service publishes into.
+func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
+	for _, s := range events.Streams() {
+		if slices.Contains(names, s.Name) {
+			if err := bus.EnsureStream(ctx, natsx.StreamSpec{Name: s.Name, Subjects: s.Subjects}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package app_test
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/testkit"
+	"github.com/motionstudio/platform/services/agentteam-svc/api"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/app"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
+)
+
+func TestApp(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "agentteam-svc")
+}
+
+var (
+	db     *gorm.DB
+	tokens *testkit.Issuer
+	client *testkit.API
+)
+
+var _ = BeforeSuite(func() {
+	var dsn string
+	db, dsn = testkit.NewDatabase("agentteam_app")
+	bus := testkit.Bus("agentteam_app")
+	tokens = testkit.NewIssuer()
+
+	cfg, err := config.Load()
+	Expect(err).NotTo(HaveOccurred())
+	cfg.HTTP.Addr = "127.0.0.1:0"
+	cfg.DB.DSN = dsn
+	cfg.NATS.URL = testkit.NATSURL()
+	cfg.NATS.Prefix = bus.Subject("")
+	cfg.Auth.JWKSURL = tokens.JWKSURL()
+	cfg.Auth.Issuer = tokens.IssuerName()
+
+	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
+	ctx, cancel := context.WithCancel(context.Background())
+	Expect(app.Migrate(ctx, cfg, log)).To(Succeed())
+	a, err := app.New(ctx, cfg, log)
+	Expect(err).NotTo(HaveOccurred())
+	addr, err := a.Listen()
+	Expect(err).NotTo(HaveOccurred())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx) }()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
+		a.Close()
+	})
+	client = testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
+	Eventually(func() int { return client.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
+})

@@ -1,0 +1,192 @@
+// Package account holds the identity service's tenants and users and the rules for creating
+// and reading them.
+package account
+
+import (
+	"context"
+	"net/mail"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+// Tenant kinds and statuses.
+const (
+	KindInternal   = "Internal"
+	KindReseller   = "Reseller"
+	KindEnterprise = "Enterprise"
+
+	StatusActive    = "Active"
+	StatusTrial     = "Trial"
+	StatusSuspended = "Suspended"
+	StatusCancelled = "Cancelled"
+)
+
+// Tenant is an isolated customer of the platform.
+type Tenant struct {
+	ID             string
+	Slug           string
+	Name           string
+	Kind           string
+	Status         string
+	CustomDomain   *string
+	DomainVerified bool
+	ContactEmail   string
+	ContactName    string
+	ContactPhone   string
+	CreatedAt      time.Time
+}
+
+// User is an account inside one tenant.
+type User struct {
+	ID            string
+	TenantID      string
+	Email         *string
+	EmailVerified bool
+	Phone         *string
+	PhoneVerified bool
+	FullName      *string
+	AvatarURL     *string
+	IsAdmin       bool
+	IsTenantAdmin bool
+	RegisterMode  string
+	PasswordHash  string
+	LastActive    time.Time
+	RegisteredAt  time.Time
+
+	BalanceMinor             int64
+	AffiliateBalanceMinor    int64
+	LoyaltyScore             int
+	DailyRemainRenderCount   int
+	MaxDailyRenderCount      int
+	ParallelRenderingCeiling int
+	UsedStorageBytes         int64
+}
+
+// Store persists tenants and users. Lookups return apperr NotFound; inserts return apperr
+// Conflict on a duplicate slug or a duplicate email within a tenant.
+type Store interface {
+	CreateTenant(ctx context.Context, t *Tenant) error
+	TenantBySlug(ctx context.Context, slug string) (*Tenant, error)
+	CreateUser(ctx context.Context, u *User) error
+	User(ctx context.Context, tenantID, userID string) (*User, error)
+	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
+}
+
+// Hasher turns a password into a stored hash.
+type Hasher interface {
+	Hash(plain string) (string, error)
+}
+
+// Service implements tenant and user rules over a Store.
+type Service struct {
+	store  Store
+	hasher Hasher
+	now    func() time.Time
+	newID  func() string
+}
+
+// NewService returns a Service.
+func NewService(store Store, hasher Hasher, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, hasher: hasher, now: now, newID: newID}
+}
+
+// MinPasswordLength is the shortest password accepted.
+const MinPasswordLength = 8
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// NewTenant is the input of CreateTenant.
+type NewTenant struct {
+	Slug, Name, ContactEmail, ContactName, ContactPhone, Kind string
+}
+
+// CreateTenant validates and stores a new Active tenant. It returns apperr Invalid for bad
+// input and Conflict when the slug is taken.
+func (s *Service) CreateTenant(ctx context.Context, in NewTenant) (*Tenant, error) {
+	in.Slug = strings.ToLower(strings.TrimSpace(in.Slug))
+	var fields []apperr.FieldError
+	if !slugPattern.MatchString(in.Slug) {
+		fields = append(fields, apperr.FieldError{Field: "slug", Message: "must be 1-63 lower-case letters, digits or hyphens, not starting or ending with a hyphen"})
+	}
+	if strings.TrimSpace(in.Name) == "" || len(in.Name) > 200 {
+		fields = append(fields, apperr.FieldError{Field: "name", Message: "is required and at most 200 characters"})
+	}
+	if _, err := mail.ParseAddress(in.ContactEmail); err != nil || len(in.ContactEmail) > 254 {
+		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: "must be an email address"})
+	}
+	if in.Kind == "" {
+		in.Kind = KindReseller
+	}
+	if in.Kind != KindReseller && in.Kind != KindEnterprise && in.Kind != KindInternal {
+		fields = append(fields, apperr.FieldError{Field: "kind", Message: "must be Reseller or Enterprise"})
+	}
+	if len(fields) > 0 {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "the tenant is invalid").WithFields(fields...)
+	}
+	t := &Tenant{
+		ID: s.newID(), Slug: in.Slug, Name: strings.TrimSpace(in.Name), Kind: in.Kind, Status: StatusActive,
+		ContactEmail: in.ContactEmail, ContactName: in.ContactName, ContactPhone: in.ContactPhone, CreatedAt: s.now(),
+	}
+	if err := s.store.CreateTenant(ctx, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// NewUser is the input of CreateUser.
+type NewUser struct {
+	TenantSlug, Email, Password, FullName string
+	Admin, TenantAdmin                    bool
+}
+
+// CreateUser creates a user with an email and password in the tenant named by slug. It returns
+// apperr Invalid for bad input, NotFound for an unknown tenant and Conflict for a taken email.
+func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
+	email := strings.ToLower(strings.TrimSpace(in.Email))
+	if _, err := mail.ParseAddress(email); err != nil || len(email) > 254 {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
+			WithFields(apperr.FieldError{Field: "email", Message: "must be an email address"})
+	}
+	if len([]rune(in.Password)) < MinPasswordLength {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
+			WithFields(apperr.FieldError{Field: "password", Message: "must be at least 8 characters"})
+	}
+	tenant, err := s.store.TenantBySlug(ctx, in.TenantSlug)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := s.hasher.Hash(in.Password)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	u := &User{
+		ID: s.newID(), TenantID: tenant.ID, Email: &email, RegisterMode: "Email", PasswordHash: hash,
+		IsAdmin: in.Admin, IsTenantAdmin: in.TenantAdmin, LastActive: now, RegisteredAt: now,
+	}
+	if name := strings.TrimSpace(in.FullName); name != "" {
+		u.FullName = &name
+	}
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// User returns a user of the tenant; apperr NotFound when there is none.
+func (s *Service) User(ctx context.Context, tenantID, userID string) (*User, error) {
+	return s.store.User(ctx, tenantID, userID)
+}
+
+// UserByEmail returns the user of the tenant (by slug) with that email; apperr NotFound when
+// the tenant or the user does not exist.
+func (s *Service) UserByEmail(ctx context.Context, tenantSlug, email string) (*User, error) {
+	tenant, err := s.store.TenantBySlug(ctx, tenantSlug)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.UserByEmail(ctx, tenant.ID, strings.ToLower(strings.TrimSpace(email)))
+}

@@ -1,0 +1,172 @@
+// Package app is identity-svc's composition root: it wires configuration, infrastructure,
+// domain services and the HTTP adapter, and runs them.
+package app
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/redisx"
+	events "github.com/motionstudio/platform/proto-events"
+	"github.com/motionstudio/platform/services/identity-svc/api"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/password"
+	"github.com/motionstudio/platform/services/identity-svc/internal/store"
+	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+)
+
+// Name is the service name used in logs, metrics and the NATS connection.
+const Name = "identity-svc"
+
+// App is a running identity service.
+type App struct {
+	log    *slog.Logger
+	db     *gorm.DB
+	rdb    *redis.Client
+	bus    *natsx.Bus
+	server *httpx.Server
+	relay  *outbox.Relay
+}
+
+// Migrate applies the outbox's and the service's migrations.
+func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	db, err := pgdb.Open(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer pgdb.Close(db)
+	return migrate(ctx, db, log)
+}
+
+func migrate(ctx context.Context, db *gorm.DB, log *slog.Logger) error {
+	return pgdb.Migrate(ctx, db, log, outbox.Migrations, store.Migrations)
+}
+
+// New connects to every dependency and builds the service. The caller must Close it.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
+	a := &App{log: log}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
+		return nil, err
+	}
+	if a.rdb, err = redisx.Connect(ctx, cfg.Redis); err != nil {
+		return nil, err
+	}
+	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
+		return nil, err
+	}
+	if err = ensureStreams(ctx, a.bus, events.StreamIdentityEvents, events.StreamJobs); err != nil {
+		return nil, err
+	}
+	signer, err := newSigner(cfg)
+	if err != nil {
+		return nil, err
+	}
+	jwks, err := json.Marshal(signer.PublicSet())
+	if err != nil {
+		return nil, fmt.Errorf("app: encode jwks: %w", err)
+	}
+	clients, err := token.ParseClients(cfg.ServiceClients)
+	if err != nil {
+		return nil, err
+	}
+	accounts := account.NewService(store.NewAccounts(a.db), password.NewHasher(password.Default), now, newID)
+	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
+	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
+
+	a.server, err = httpx.New(httpx.Options{
+		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
+		Checks: []httpx.Check{
+			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
+			{Name: "redis", Fn: func(ctx context.Context) error { return redisx.Ping(ctx, a.rdb) }},
+			{Name: "nats", Fn: a.bus.Ping},
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
+	handler := httpapi.NewHandler(accounts, issuer, jwks, limiter, cfg.TokenRateLimit)
+	if err = httpapi.Register(a.server.Echo, handler, verifier); err != nil {
+		return nil, err
+	}
+	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
+	return a, nil
+}
+
+// Listen binds the HTTP address ahead of Run, so that a caller can read the port it got
+// (tests listen on port 0).
+func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
+
+// Run serves HTTP and relays the outbox until ctx is done or one of them fails.
+func (a *App) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return a.server.Run(ctx) })
+	g.Go(func() error { return a.relay.Run(ctx) })
+	return g.Wait()
+}
+
+// Close releases every connection New opened.
+func (a *App) Close() {
+	if a.bus != nil {
+		a.bus.Close()
+	}
+	if a.rdb != nil {
+		_ = a.rdb.Close()
+	}
+	if a.db != nil {
+		_ = pgdb.Close(a.db)
+	}
+}
+
+func newSigner(cfg config.Config) (*authn.Signer, error) {
+	key, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
+	if err != nil {
+		return nil, err
+	}
+	kid, err := token.KeyID(key.Public().(ed25519.PublicKey))
+	if err != nil {
+		return nil, err
+	}
+	return authn.NewSigner(key, kid, cfg.Issuer)
+}
+
+func now() time.Time { return time.Now().UTC() }
+
+// newID returns a time-ordered UUID v7.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// ensureStreams creates or updates the named streams of the event catalogue, the ones this
+// service publishes into.
+func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
+	for _, s := range events.Streams() {
+		if slices.Contains(names, s.Name) {
+			if err := bus.EnsureStream(ctx, natsx.StreamSpec{Name: s.Name, Subjects: s.Subjects}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+// Package store persists the identity service's records in PostgreSQL through gorm and holds
+// its embedded migrations.
+package store
+
+import (
+	"context"
+	"embed"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the service's own schema migrations.
+var Migrations = pgdb.Embedded("identity", migrationFiles, "migrations")
+
+// Accounts implements account.Store.
+type Accounts struct{ db *gorm.DB }
+
+// NewAccounts returns an Accounts store.
+func NewAccounts(db *gorm.DB) *Accounts { return &Accounts{db: db} }
+
+type tenantModel struct {
+	ID             string `gorm:"primaryKey"`
+	Slug           string
+	Name           string
+	Kind           string
+	Status         string
+	CustomDomain   *string
+	DomainVerified bool
+	ContactEmail   string
+	ContactName    string
+	ContactPhone   string
+	CreatedAt      time.Time
+}
+
+func (tenantModel) TableName() string { return "tenants" }
+
+func toTenantModel(t *account.Tenant) tenantModel {
+	return tenantModel{
+		ID: t.ID, Slug: t.Slug, Name: t.Name, Kind: t.Kind, Status: t.Status, CustomDomain: t.CustomDomain,
+		DomainVerified: t.DomainVerified, ContactEmail: t.ContactEmail, ContactName: t.ContactName,
+		ContactPhone: t.ContactPhone, CreatedAt: t.CreatedAt,
+	}
+}
+
+func (m tenantModel) toDomain() *account.Tenant {
+	return &account.Tenant{
+		ID: m.ID, Slug: m.Slug, Name: m.Name, Kind: m.Kind, Status: m.Status, CustomDomain: m.CustomDomain,
+		DomainVerified: m.DomainVerified, ContactEmail: m.ContactEmail, ContactName: m.ContactName,
+		ContactPhone: m.ContactPhone, CreatedAt: m.CreatedAt,
+	}
+}
+
+type userModel struct {
+	ID                       string `gorm:"primaryKey"`
+	TenantID                 string
+	Email                    *string
+	EmailVerified            bool
+	PhoneNumber              *string
+	PhoneVerified            bool
+	FullName                 *string
+	AvatarURL                *string
+	IsAdmin                  bool
+	IsTenantAdmin            bool
+	RegisterMode             string
+	PasswordHash             string
+	LastActiveDate           time.Time
+	RegisterDate             time.Time
+	BalanceMinor             int64
+	AffiliateBalanceMinor    int64
+	LoyaltyScore             int
+	DailyRemainRenderCount   int
+	MaxDailyRenderCount      int
+	ParallelRenderingCeiling int
+	UsedStorageBytes         int64
+}
+
+func (userModel) TableName() string { return "users" }
+
+func toUserModel(u *account.User) userModel {
+	return userModel{
+		ID: u.ID, TenantID: u.TenantID, Email: u.Email, EmailVerified: u.EmailVerified, PhoneNumber: u.Phone,
+		PhoneVerified: u.PhoneVerified, FullName: u.FullName, AvatarURL: u.AvatarURL, IsAdmin: u.IsAdmin,
+		IsTenantAdmin: u.IsTenantAdmin, RegisterMode: u.RegisterMode, PasswordHash: u.PasswordHash,
+		LastActiveDate: u.LastActive, RegisterDate: u.RegisteredAt, BalanceMinor: u.BalanceMinor,
+		AffiliateBalanceMinor: u.AffiliateBalanceMinor, LoyaltyScore: u.LoyaltyScore,
+		DailyRemainRenderCount: u.DailyRemainRenderCount, MaxDailyRenderCount: u.MaxDailyRenderCount,
+		ParallelRenderingCeiling: u.ParallelRenderingCeiling, UsedStorageBytes: u.UsedStorageBytes,
+	}
+}
+
+func (m userModel) toDomain() *account.User {
+	return &account.User{
+		ID: m.ID, TenantID: m.TenantID, Email: m.Email, EmailVerified: m.EmailVerified, Phone: m.PhoneNumber,
+		PhoneVerified: m.PhoneVerified, FullName: m.FullName, AvatarURL: m.AvatarURL, IsAdmin: m.IsAdmin,
+		IsTenantAdmin: m.IsTenantAdmin, RegisterMode: m.RegisterMode, PasswordHash: m.PasswordHash,
+		LastActive: m.LastActiveDate, RegisteredAt: m.RegisterDate, BalanceMinor: m.BalanceMinor,
+		AffiliateBalanceMinor: m.AffiliateBalanceMinor, LoyaltyScore: m.LoyaltyScore,
+		DailyRemainRenderCount: m.DailyRemainRenderCount, MaxDailyRenderCount: m.MaxDailyRenderCount,
+		ParallelRenderingCeiling: m.ParallelRenderingCeiling, UsedStorageBytes: m.UsedStorageBytes,
+	}
+}
+
+// CreateTenant inserts t; apperr Conflict when the slug is taken.
+func (s *Accounts) CreateTenant(ctx context.Context, t *account.Tenant) error {
+	m := toTenantModel(t)
+	return pgdb.Translate(s.db.WithContext(ctx).Create(&m).Error, "tenant")
+}
+
+// TenantBySlug finds a tenant; apperr NotFound when there is none.
+func (s *Accounts) TenantBySlug(ctx context.Context, slug string) (*account.Tenant, error) {
+	var m tenantModel
+	if err := s.db.WithContext(ctx).Where("slug = ?", slug).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "tenant")
+	}
+	return m.toDomain(), nil
+}
+
+// CreateUser inserts u; apperr Conflict when the email or phone is taken in the tenant.
+func (s *Accounts) CreateUser(ctx context.Context, u *account.User) error {
+	m := toUserModel(u)
+	return pgdb.Translate(s.db.WithContext(ctx).Create(&m).Error, "user")
+}
+
+// User finds a user of a tenant; apperr NotFound when there is none.
+func (s *Accounts) User(ctx context.Context, tenantID, userID string) (*account.User, error) {
+	var m userModel
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, userID).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "user")
+	}
+	return m.toDomain(), nil
+}
+
+// UserByEmail finds a user of a tenant by email; apperr NotFound when there is none.
+func (s *Accounts) UserByEmail(ctx context.Context, tenantID, email string) (*account.User, error) {
+	var m userModel
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND email = ?", tenantID, email).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "user")
+	}
+	return m.toDomain(), nil
+}
