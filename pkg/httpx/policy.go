@@ -58,3 +58,18 @@ func (p Policies) Verify(openapiYAML []byte) error {
 	}
 	return nil
 }
+
+// Merge combines the policies of a service's HTTP packages (one per OpenAPI tag group); an
+// operation claimed twice is an error.
+func Merge(ps ...Policies) (Policies, error) {
+	out := Policies{}
+	for _, p := range ps {
+		for id, m := range p {
+			if _, dup := out[id]; dup {
+				return nil, fmt.Errorf("httpx: operation %s has two policies", id)
+			}
+			out[id] = m
+		}
+	}
+	return out, nil
+}

@@ -40,3 +40,16 @@ paths:
 		Expect(httpx.Policies{}.Verify([]byte("\t: ["))).To(MatchError(ContainSubstring("parse openapi")))
 	})
 })
+
+var _ = Describe("merging access policies", func() {
+	It("combines the packages' policies", func() {
+		p, err := httpx.Merge(httpx.Policies{"a": httpx.Public()}, httpx.Policies{"b": httpx.Allow()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p).To(HaveLen(2))
+	})
+
+	It("refuses an operation claimed by two packages", func() {
+		_, err := httpx.Merge(httpx.Policies{"a": httpx.Public()}, httpx.Policies{"a": httpx.Allow()})
+		Expect(err).To(MatchError(ContainSubstring("operation a has two policies")))
+	})
+})

@@ -22,6 +22,7 @@ import (
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/config"
 	"github.com/motionstudio/platform/services/content-svc/internal/httpapi"
+	"github.com/motionstudio/platform/services/content-svc/internal/httpapi/catalogapi"
 	"github.com/motionstudio/platform/services/content-svc/internal/render"
 	"github.com/motionstudio/platform/services/content-svc/internal/store"
 )
@@ -86,10 +87,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	handler := httpapi.NewHandler(catalog.NewService(store.NewCatalog(a.db)), render.NewService(store.NewRenderServers(a.db)))
-	if err = httpapi.Register(a.server.Echo, handler, verifier); err != nil {
+	policies, err := httpx.Merge(httpapi.Policies(verifier), catalogapi.Policies(verifier))
+	if err != nil {
 		return nil, err
 	}
+	if err = policies.Verify(api.OpenAPI); err != nil {
+		return nil, err
+	}
+	httpapi.Register(a.server.Echo, httpapi.NewHandler(render.NewService(store.NewRenderServers(a.db))), policies)
+	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(catalog.NewService(store.NewCatalog(a.db))), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }

@@ -40,26 +40,11 @@ type ProjectServerList struct {
 	Data []ProjectServer `json:"data"`
 }
 
-// Tag defines model for Tag.
-type Tag struct {
-	Id   openapi_types.UUID `json:"id"`
-	Name string             `json:"name"`
-	Slug string             `json:"slug"`
-}
-
-// TagList defines model for TagList.
-type TagList struct {
-	Data []Tag `json:"data"`
-}
-
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListProjectServers Render servers (service token only)
 	// (GET /v1/project-servers)
 	ListProjectServers(ctx echo.Context) error
-	// ListTags Every tag, ordered by name
-	// (GET /v1/tags)
-	ListTags(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -73,15 +58,6 @@ func (w *ServerInterfaceWrapper) ListProjectServers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListProjectServers(ctx)
-	return err
-}
-
-// ListTags converts echo context to params.
-func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ListTags(ctx)
 	return err
 }
 
@@ -132,7 +108,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
-	router.GET(options.BaseURL+"/v1/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
 	router.GET(options.BaseURL+"/v1/project-servers", wrapper.ListProjectServers, options.OperationMiddlewares["listProjectServers"]...)
 
 }

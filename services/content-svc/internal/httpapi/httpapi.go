@@ -1,5 +1,6 @@
-// Package httpapi is content-svc's HTTP adapter: the handlers of the generated server
-// interface, request validation and mapping between wire and domain types.
+// Package httpapi is content-svc's HTTP adapter for files and site content (operations tagged
+// Uploads, SvgPreviews, Media, Site and RenderServers). The catalog's operations live in the
+// subpackage catalogapi, generated from the same api/openapi.yaml.
 package httpapi
 
 import (
@@ -11,15 +12,8 @@ import (
 
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/content-svc/api"
-	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/render"
 )
-
-// Catalog is what the handlers need of the catalog service.
-type Catalog interface {
-	Tags(ctx context.Context) ([]catalog.Tag, error)
-}
 
 // RenderServers is what the handlers need of the render-server service.
 type RenderServers interface {
@@ -28,41 +22,22 @@ type RenderServers interface {
 
 // Handler implements ServerInterface.
 type Handler struct {
-	catalog Catalog
-	render  RenderServers
+	render RenderServers
 }
 
 // NewHandler returns a Handler.
-func NewHandler(c Catalog, r RenderServers) *Handler { return &Handler{catalog: c, render: r} }
+func NewHandler(r RenderServers) *Handler { return &Handler{render: r} }
 
-// Register mounts every operation of the OpenAPI document on e with its access policy.
-func Register(e *echo.Echo, h *Handler, v *authn.Verifier) error {
-	policies := httpx.Policies{
-		"listTags":           httpx.Allow(v.UserOrService()),
+// Policies says who may call each operation of this package.
+func Policies(v *authn.Verifier) httpx.Policies {
+	return httpx.Policies{
 		"listProjectServers": httpx.Allow(v.RequireService()),
 	}
-	if err := policies.Verify(api.OpenAPI); err != nil {
-		return err
-	}
+}
+
+// Register mounts this package's operations on e with the service's merged policies.
+func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
-	return nil
-}
-
-// ListTags answers every tag.
-func (h *Handler) ListTags(c echo.Context) error {
-	tags, err := h.catalog.Tags(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	data := make([]Tag, len(tags))
-	for i, t := range tags {
-		data[i] = toTagResponse(t)
-	}
-	return c.JSON(http.StatusOK, TagList{Data: data})
-}
-
-func toTagResponse(t catalog.Tag) Tag {
-	return Tag{Id: uuid.MustParse(t.ID), Slug: t.Slug, Name: t.Name}
 }
 
 // ListProjectServers answers every render server.

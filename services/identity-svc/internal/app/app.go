@@ -28,6 +28,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
@@ -108,10 +109,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
-	handler := httpapi.NewHandler(accounts, issuer, jwks, limiter, cfg.TokenRateLimit)
-	if err = httpapi.Register(a.server.Echo, handler, verifier); err != nil {
+	policies, err := httpx.Merge(httpapi.Policies(), accountapi.Policies(verifier))
+	if err != nil {
 		return nil, err
 	}
+	if err = policies.Verify(api.OpenAPI); err != nil {
+		return nil, err
+	}
+	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
+	accountapi.Register(a.server.Echo, accountapi.NewHandler(accounts), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }

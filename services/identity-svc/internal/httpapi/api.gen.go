@@ -4,10 +4,7 @@
 package httpapi
 
 import (
-	"time"
-
 	"github.com/labstack/echo/v4"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for OAuthErrorError.
@@ -66,20 +63,6 @@ type OAuthError struct {
 // OAuthErrorError defines model for OAuthError.Error.
 type OAuthErrorError string
 
-// Problem defines model for Problem.
-type Problem struct {
-	Code   *string `json:"code,omitempty"`
-	Detail *string `json:"detail,omitempty"`
-	Errors *[]struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors,omitempty"`
-	RequestId *string `json:"request_id,omitempty"`
-	Status    int     `json:"status"`
-	Title     string  `json:"title"`
-	Type      string  `json:"type"`
-}
-
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
 	ClientId     *string `json:"client_id,omitempty"`
@@ -101,30 +84,6 @@ type TokenResponse struct {
 // TokenResponseTokenType defines model for TokenResponse.TokenType.
 type TokenResponseTokenType string
 
-// User defines model for User.
-type User struct {
-	AffiliateBalanceMinor    int64              `json:"affiliate_balance_minor"`
-	AvatarUrl                *string            `json:"avatar_url"`
-	BalanceMinor             int64              `json:"balance_minor"`
-	DailyRemainRenderCount   int                `json:"daily_remain_render_count"`
-	Email                    *string            `json:"email"`
-	EmailVerified            bool               `json:"email_verified"`
-	FullName                 *string            `json:"full_name"`
-	Id                       openapi_types.UUID `json:"id"`
-	IsAdmin                  bool               `json:"is_admin"`
-	IsTenantAdmin            bool               `json:"is_tenant_admin"`
-	LastActiveDate           time.Time          `json:"last_active_date"`
-	LoyaltyScore             int                `json:"loyalty_score"`
-	MaxDailyRenderCount      int                `json:"max_daily_render_count"`
-	ParallelRenderingCeiling int                `json:"parallel_rendering_ceiling"`
-	PhoneNumber              *string            `json:"phone_number"`
-	PhoneVerified            bool               `json:"phone_verified"`
-	RegisterDate             time.Time          `json:"register_date"`
-	RegisterMode             string             `json:"register_mode"`
-	TenantId                 openapi_types.UUID `json:"tenant_id"`
-	UsedStorageBytes         int64              `json:"used_storage_bytes"`
-}
-
 // IssueTokenFormdataRequestBody defines body for IssueToken for application/x-www-form-urlencoded ContentType.
 type IssueTokenFormdataRequestBody = TokenRequest
 
@@ -136,9 +95,6 @@ type ServerInterface interface {
 	// IssueToken OAuth 2.0 token endpoint (client-credentials grant for service clients)
 	// (POST /v1/oauth/token)
 	IssueToken(ctx echo.Context) error
-	// GetMe The calling user
-	// (GET /v1/users/me)
-	GetMe(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -161,15 +117,6 @@ func (w *ServerInterfaceWrapper) IssueToken(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IssueToken(ctx)
-	return err
-}
-
-// GetMe converts echo context to params.
-func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMe(ctx)
 	return err
 }
 
@@ -222,6 +169,5 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJWKS, options.OperationMiddlewares["getJWKS"]...)
 	router.POST(options.BaseURL+"/v1/oauth/token", wrapper.IssueToken, options.OperationMiddlewares["issueToken"]...)
-	router.GET(options.BaseURL+"/v1/users/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
 
 }

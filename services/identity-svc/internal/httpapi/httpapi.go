@@ -1,5 +1,6 @@
-// Package httpapi is identity-svc's HTTP adapter: the handlers of the generated server
-// interface, request validation and mapping between wire and domain types.
+// Package httpapi is identity-svc's HTTP adapter for the platform operations (tag Platform):
+// the JWKS and the OAuth token endpoint. Other tags live in the subpackages authapi and
+// accountapi, each generated from the same api/openapi.yaml.
 package httpapi
 
 import (
@@ -9,23 +10,13 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/redisx"
-	"github.com/motionstudio/platform/services/identity-svc/api"
-	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
-
-// Accounts is what the handlers need of the account service.
-type Accounts interface {
-	User(ctx context.Context, tenantID, userID string) (*account.User, error)
-}
 
 // Tokens is what the handlers need of the token issuer.
 type Tokens interface {
@@ -39,7 +30,6 @@ type Limiter interface {
 
 // Handler implements ServerInterface.
 type Handler struct {
-	accounts   Accounts
 	tokens     Tokens
 	jwks       []byte
 	limiter    Limiter
@@ -47,22 +37,21 @@ type Handler struct {
 }
 
 // NewHandler returns a Handler; jwks is the serialized public key set.
-func NewHandler(accounts Accounts, tokens Tokens, jwks []byte, limiter Limiter, tokenPerMinute int) *Handler {
-	return &Handler{accounts: accounts, tokens: tokens, jwks: jwks, limiter: limiter, tokenLimit: redisx.PerMinute(tokenPerMinute)}
+func NewHandler(tokens Tokens, jwks []byte, limiter Limiter, tokenPerMinute int) *Handler {
+	return &Handler{tokens: tokens, jwks: jwks, limiter: limiter, tokenLimit: redisx.PerMinute(tokenPerMinute)}
 }
 
-// Register mounts every operation of the OpenAPI document on e with its access policy.
-func Register(e *echo.Echo, h *Handler, v *authn.Verifier) error {
-	policies := httpx.Policies{
+// Policies says who may call each operation of this package.
+func Policies() httpx.Policies {
+	return httpx.Policies{
 		"getJWKS":    httpx.Public(),
 		"issueToken": httpx.Public(),
-		"getMe":      httpx.Allow(v.RequireUser()),
 	}
-	if err := policies.Verify(api.OpenAPI); err != nil {
-		return err
-	}
+}
+
+// Register mounts this package's operations on e with the service's merged policies.
+func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
-	return nil
 }
 
 // GetJWKS answers the public key set; caches may keep it briefly, rotation keeps old keys published.
@@ -114,41 +103,3 @@ func oauthError(c echo.Context, status int, code OAuthErrorError, description st
 	}
 	return c.JSON(status, OAuthError{Error: code, ErrorDescription: &description})
 }
-
-// GetMe answers the calling user.
-func (h *Handler) GetMe(c echo.Context) error {
-	claims := authn.FromContext(c)
-	u, err := h.accounts.User(c.Request().Context(), claims.TenantID, claims.Subject)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, toUserResponse(u))
-}
-
-func toUserResponse(u *account.User) User {
-	return User{
-		Id:                       uuidOf(u.ID),
-		TenantId:                 uuidOf(u.TenantID),
-		Email:                    u.Email,
-		EmailVerified:            u.EmailVerified,
-		PhoneNumber:              u.Phone,
-		PhoneVerified:            u.PhoneVerified,
-		FullName:                 u.FullName,
-		AvatarUrl:                u.AvatarURL,
-		IsAdmin:                  u.IsAdmin,
-		IsTenantAdmin:            u.IsTenantAdmin,
-		RegisterMode:             u.RegisterMode,
-		LastActiveDate:           u.LastActive,
-		RegisterDate:             u.RegisteredAt,
-		BalanceMinor:             u.BalanceMinor,
-		AffiliateBalanceMinor:    u.AffiliateBalanceMinor,
-		LoyaltyScore:             u.LoyaltyScore,
-		DailyRemainRenderCount:   u.DailyRemainRenderCount,
-		MaxDailyRenderCount:      u.MaxDailyRenderCount,
-		ParallelRenderingCeiling: u.ParallelRenderingCeiling,
-		UsedStorageBytes:         u.UsedStorageBytes,
-	}
-}
-
-// uuidOf converts an id read from a uuid column, which is always well formed.
-func uuidOf(s string) openapi_types.UUID { return uuid.MustParse(s) }

@@ -1,0 +1,3 @@
+package accountapi
+
+//go:generate oapi-codegen -config oapi-codegen.yaml ../../../api/openapi.yaml
