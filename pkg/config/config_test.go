@@ -1,0 +1,55 @@
+package config_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/config"
+)
+
+type nested struct {
+	URL string `env:"NESTED_URL" default:"nats://127.0.0.1:4222"`
+}
+
+type settings struct {
+	Nested   nested
+	Name     string        `env:"NAME" default:"svc"`
+	Port     int           `env:"PORT" default:"8080"`
+	Debug    bool          `env:"DEBUG"`
+	Ratio    float64       `env:"RATIO" default:"0.5"`
+	Timeout  time.Duration `env:"TIMEOUT" default:"5s"`
+	Origins  []string      `env:"ORIGINS"`
+	Secret   string        `env:"SECRET" required:"true"`
+	Untagged string
+}
+
+func lookup(env map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+}
+
+var _ = Describe("loading configuration from the environment", func() {
+	It("uses defaults for unset variables and parses set ones, including nested structs", func() {
+		var s settings
+		Expect(config.LoadFrom(lookup(map[string]string{
+			"PORT": "9090", "DEBUG": "true", "TIMEOUT": "1m", "ORIGINS": "a.test, b.test,", "SECRET": "x", "NESTED_URL": "nats://n:1",
+		}), &s)).To(Succeed())
+		Expect(s).To(Equal(settings{
+			Nested: nested{URL: "nats://n:1"}, Name: "svc", Port: 9090, Debug: true, Ratio: 0.5,
+			Timeout: time.Minute, Origins: []string{"a.test", "b.test"}, Secret: "x",
+		}))
+	})
+
+	It("reports every unparsable or missing required variable at once", func() {
+		var s settings
+		err := config.LoadFrom(lookup(map[string]string{"PORT": "eighty", "TIMEOUT": "soon"}), &s)
+		Expect(err).To(MatchError(ContainSubstring("PORT")))
+		Expect(err).To(MatchError(ContainSubstring("TIMEOUT")))
+		Expect(err).To(MatchError(ContainSubstring("SECRET is required")))
+	})
+
+	It("refuses a destination that is not a pointer to a struct", func() {
+		Expect(config.LoadFrom(lookup(nil), settings{})).To(MatchError(ContainSubstring("pointer to a struct")))
+	})
+})
