@@ -131,8 +131,8 @@ func problemOf(r response) problem {
 	return p
 }
 
-// secretCause is an internal error whose text must never reach a client.
-var secretCause = errors.New("dial postgres://app:hunter2@db:5432 refused")
+// errSecretCause is an internal error whose text must never reach a client.
+var errSecretCause = errors.New("dial postgres://app:hunter2@db:5432 refused")
 
 type titleBody struct {
 	Title string `json:"title"`
@@ -155,7 +155,7 @@ func appRoutes(e *echo.Echo) {
 		err.RetryAfter = 1500 * time.Millisecond
 		return err
 	})
-	e.GET("/boom", func(echo.Context) error { return fmt.Errorf("load board: %w", secretCause) })
+	e.GET("/boom", func(echo.Context) error { return fmt.Errorf("load board: %w", errSecretCause) })
 	e.GET("/panic", func(echo.Context) error { panic("kaboom") })
 	e.GET("/partial", func(c echo.Context) error {
 		if err := c.String(http.StatusOK, "partial"); err != nil {

@@ -21,6 +21,7 @@ func Env(key, def string) string {
 // Process is the ginkgo parallel process number (1 when running serially).
 func Process() int { return ginkgo.GinkgoParallelProcess() }
 
-// Scope is a short name unique to this suite and process, used to namespace databases,
-// subjects and buckets: "<suite>_p<process>".
-func Scope(suite string) string { return fmt.Sprintf("%s_p%d", suite, Process()) }
+// Scope is a short name unique to this suite, ginkgo process and OS process, used to namespace
+// databases, subjects, buckets and keys: "<suite>_p<process>_<pid>". The pid keeps two test
+// runs on one machine (a developer's and CI's, or two suites' binaries) from meeting.
+func Scope(suite string) string { return fmt.Sprintf("%s_p%d_%d", suite, Process(), os.Getpid()) }

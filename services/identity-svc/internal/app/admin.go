@@ -23,8 +23,7 @@ const adminUsage = `usage: identity-svc admin <command> [flags]
 commands:
   create-tenant -slug S -name N -email E [-kind Reseller|Enterprise]
   create-user   -tenant SLUG -email E -password P [-name N] [-platform-admin] [-tenant-admin]
-  token         -tenant SLUG -email E [-ttl 1h]     mint a user access token (local use)
-`
+  token         -tenant SLUG -email E [-ttl 1h]     mint a user access token (local use)`
 
 // Admin runs the operator CLI: it creates tenants and users and mints access tokens, writing
 // one JSON object to out. It migrates the database first, so it works on a fresh one.

@@ -1,0 +1,324 @@
+package helmcheck_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/motionstudio/platform/e2e/helmcheck"
+)
+
+// The files `make helm-check` renders into RENDERED_DIR.
+const (
+	defaultFile    = "default.yaml"
+	productionFile = "production.yaml"
+)
+
+// services maps each chart service key to its container port.
+var services = map[string]int32{"identity": 8081, "content": 8082, "agentteam": 8083}
+
+// typed returns the objects of type T in objects.
+func typed[T any](objects []helmcheck.Object) []T {
+	var out []T
+	for _, o := range objects {
+		if v, ok := o.Value.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// chartObjects keeps the objects the Helm chart rendered (dev infrastructure is rendered too).
+func chartObjects(objects []helmcheck.Object) []helmcheck.Object {
+	var out []helmcheck.Object
+	for _, o := range objects {
+		if o.Labels["app.kubernetes.io/managed-by"] == "Helm" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func countKinds(objects []helmcheck.Object) map[string]int {
+	counts := map[string]int{}
+	for _, o := range objects {
+		counts[o.Kind]++
+	}
+	return counts
+}
+
+func names[T interface{ GetName() string }](items []T) []string {
+	out := make([]string, 0, len(items))
+	for _, item := range items {
+		out = append(out, item.GetName())
+	}
+	return out
+}
+
+var _ = Describe("the rendered Helm chart", func() {
+	// files holds every rendered file; charts only those the chart rendered, with its objects.
+	var files, charts map[string][]helmcheck.Object
+
+	BeforeEach(func() {
+		dir, err := filepath.Abs(env("RENDERED_DIR", "../../.state/rendered"))
+		Expect(err).NotTo(HaveOccurred())
+		files, err = helmcheck.LoadDir(dir)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(files).To(HaveKey(defaultFile), "render the chart with `make helm-check`")
+		Expect(files).To(HaveKey(productionFile), "render the chart with `make helm-check`")
+		charts = map[string][]helmcheck.Object{}
+		for file, objects := range files {
+			if chart := chartObjects(objects); len(chart) > 0 {
+				charts[file] = chart
+			}
+		}
+		Expect(charts).To(HaveKey(defaultFile))
+		Expect(charts).To(HaveKey(productionFile))
+	})
+
+	It("renders every workload piece for each service with default values", func() {
+		Expect(countKinds(chartObjects(files[defaultFile]))).To(Equal(map[string]int{
+			"Deployment": 3, "Service": 3, "ConfigMap": 3, "Secret": 3, "ServiceAccount": 3, "PodDisruptionBudget": 3,
+		}))
+	})
+
+	It("autoscales production and leaves its secrets to the operator", func() {
+		Expect(countKinds(chartObjects(files[productionFile]))).To(Equal(map[string]int{
+			"Deployment": 3, "Service": 3, "ConfigMap": 3, "ServiceAccount": 3, "PodDisruptionBudget": 3, "HorizontalPodAutoscaler": 3,
+		}))
+		for _, hpa := range typed[*autoscalingv2.HorizontalPodAutoscaler](files[productionFile]) {
+			Expect(*hpa.Spec.MinReplicas).To(BeNumerically(">=", 3), hpa.Name)
+		}
+		for _, d := range typed[*appsv1.Deployment](files[productionFile]) {
+			for _, ref := range d.Spec.Template.Spec.Containers[0].EnvFrom {
+				if ref.SecretRef != nil {
+					Expect(ref.SecretRef.Name).To(HaveSuffix("-secrets"), d.Name)
+				}
+			}
+		}
+	})
+
+	It("probes every service on /healthz and /readyz through its named port", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				where := fmt.Sprintf("%s %s", file, d.Name)
+				Expect(d.Spec.Template.Spec.Containers).To(HaveLen(1), where)
+				c := d.Spec.Template.Spec.Containers[0]
+				Expect(c.LivenessProbe).NotTo(BeNil(), where)
+				Expect(c.LivenessProbe.HTTPGet).NotTo(BeNil(), where)
+				Expect(c.LivenessProbe.HTTPGet.Path).To(Equal("/healthz"), where)
+				Expect(c.ReadinessProbe).NotTo(BeNil(), where)
+				Expect(c.ReadinessProbe.HTTPGet).NotTo(BeNil(), where)
+				Expect(c.ReadinessProbe.HTTPGet.Path).To(Equal("/readyz"), where)
+				Expect(c.StartupProbe).NotTo(BeNil(), where)
+				Expect(c.Ports).To(HaveLen(1), where)
+				for _, probe := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
+					Expect(probe.HTTPGet.Port.String()).To(Equal(c.Ports[0].Name), where)
+				}
+			}
+		}
+	})
+
+	It("runs every container as non-root with a locked-down security context", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				pod := d.Spec.Template.Spec
+				where := fmt.Sprintf("%s %s", file, d.Name)
+				Expect(pod.SecurityContext).NotTo(BeNil(), where)
+				Expect(pod.SecurityContext.RunAsNonRoot).To(HaveValue(BeTrue()), where)
+				Expect(pod.SecurityContext.SeccompProfile).NotTo(BeNil(), where)
+				Expect(pod.SecurityContext.SeccompProfile.Type).To(Equal(corev1.SeccompProfileTypeRuntimeDefault), where)
+				Expect(pod.AutomountServiceAccountToken).To(HaveValue(BeFalse()), where)
+				for _, c := range append(append([]corev1.Container{}, pod.InitContainers...), pod.Containers...) {
+					sc := c.SecurityContext
+					Expect(sc).NotTo(BeNil(), where, c.Name)
+					Expect(sc.RunAsNonRoot).To(HaveValue(BeTrue()), where, c.Name)
+					Expect(sc.AllowPrivilegeEscalation).To(HaveValue(BeFalse()), where, c.Name)
+					Expect(sc.ReadOnlyRootFilesystem).To(HaveValue(BeTrue()), where, c.Name)
+					Expect(sc.Capabilities).NotTo(BeNil(), where, c.Name)
+					Expect(sc.Capabilities.Drop).To(ContainElement(corev1.Capability("ALL")), where, c.Name)
+				}
+			}
+		}
+	})
+
+	It("gives every container CPU and memory requests and a memory limit", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				pod := d.Spec.Template.Spec
+				for _, c := range append(append([]corev1.Container{}, pod.InitContainers...), pod.Containers...) {
+					where := fmt.Sprintf("%s %s %s", file, d.Name, c.Name)
+					Expect(c.Resources.Requests).To(HaveKey(corev1.ResourceCPU), where)
+					Expect(c.Resources.Requests).To(HaveKey(corev1.ResourceMemory), where)
+					Expect(c.Resources.Limits).To(HaveKey(corev1.ResourceMemory), where)
+				}
+			}
+		}
+	})
+
+	It("migrates before serving, with the same image and environment", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				pod := d.Spec.Template.Spec
+				where := fmt.Sprintf("%s %s", file, d.Name)
+				Expect(pod.InitContainers).To(HaveLen(1), where)
+				Expect(pod.InitContainers[0].Args).To(Equal([]string{"migrate"}), where)
+				Expect(pod.InitContainers[0].Image).To(Equal(pod.Containers[0].Image), where)
+				Expect(pod.InitContainers[0].EnvFrom).To(Equal(pod.Containers[0].EnvFrom), where)
+				Expect(pod.Containers[0].Args).To(Equal([]string{"serve"}), where)
+			}
+		}
+	})
+
+	It("wires each Deployment to a ConfigMap, a Secret and a ServiceAccount the chart renders", func() {
+		objects := chartObjects(files[defaultFile])
+		configMaps := names(typed[*corev1.ConfigMap](objects))
+		secrets := names(typed[*corev1.Secret](objects))
+		accounts := names(typed[*corev1.ServiceAccount](objects))
+		for _, d := range typed[*appsv1.Deployment](objects) {
+			pod := d.Spec.Template.Spec
+			Expect(accounts).To(ContainElement(pod.ServiceAccountName), d.Name)
+			var sawConfig, sawSecret bool
+			for _, ref := range pod.Containers[0].EnvFrom {
+				if ref.ConfigMapRef != nil {
+					Expect(configMaps).To(ContainElement(ref.ConfigMapRef.Name), d.Name)
+					sawConfig = true
+				}
+				if ref.SecretRef != nil {
+					Expect(secrets).To(ContainElement(ref.SecretRef.Name), d.Name)
+					sawSecret = true
+				}
+			}
+			Expect(sawConfig && sawSecret).To(BeTrue(), d.Name)
+		}
+	})
+
+	It("generates 32-byte signing and encryption keys and keeps the other secrets", func() {
+		secrets := typed[*corev1.Secret](chartObjects(files[defaultFile]))
+		Expect(secrets).To(HaveLen(3))
+		for _, s := range secrets {
+			component := s.Labels["app.kubernetes.io/component"]
+			Expect(s.Data).To(HaveKey("DATABASE_URL"), s.Name)
+			Expect(string(s.Data["DATABASE_URL"])).To(HaveSuffix("/"+component+"?sslmode=disable"), s.Name)
+			keys := []string{"ENCRYPTION_KEY"}
+			if component == "identity" {
+				keys = append(keys, "SIGNING_KEY")
+			}
+			for _, key := range keys {
+				raw, err := base64.StdEncoding.DecodeString(string(s.Data[key]))
+				Expect(err).NotTo(HaveOccurred(), s.Name, key)
+				Expect(raw).To(HaveLen(32), s.Name, key)
+			}
+			if component == "agentteam" {
+				Expect(len(s.Data["SKILLS_ADMIN_KEY"])).To(BeNumerically(">=", 32), s.Name)
+			}
+		}
+	})
+
+	It("listens on every interface on each service's own port", func() {
+		for file, objects := range charts {
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				port := services[cm.Labels["app.kubernetes.io/component"]]
+				Expect(port).NotTo(BeZero(), cm.Name)
+				Expect(cm.Data).To(HaveKeyWithValue("HTTP_ADDR", fmt.Sprintf("0.0.0.0:%d", port)), file, cm.Name)
+			}
+		}
+	})
+
+	It("never lets identity-svc sign with a key it generated itself", func() {
+		for file, objects := range charts {
+			seen := false
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				if cm.Labels["app.kubernetes.io/component"] == "identity" {
+					Expect(cm.Data).To(HaveKeyWithValue("SIGNING_KEY_GENERATE", "false"), file, cm.Name)
+					seen = true
+				}
+			}
+			Expect(seen).To(BeTrue(), file)
+		}
+	})
+
+	It("gives the S3 endpoint as host:port, the form minio-go expects", func() {
+		for file, objects := range charts {
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				Expect(cm.Data).To(HaveKeyWithValue("S3_ENDPOINT", MatchRegexp(`^[A-Za-z0-9.-]+:[0-9]+$`)), file, cm.Name)
+				Expect(cm.Data).To(HaveKeyWithValue("S3_USE_SSL", BeElementOf("true", "false")), file, cm.Name)
+			}
+		}
+	})
+
+	It("points content-svc and agentteam-svc at the identity Service's JWKS", func() {
+		for file, objects := range charts {
+			var identity *corev1.Service
+			for _, s := range typed[*corev1.Service](objects) {
+				if s.Labels["app.kubernetes.io/component"] == "identity" {
+					identity = s
+				}
+			}
+			Expect(identity).NotTo(BeNil(), file)
+			want := fmt.Sprintf("http://%s:%d/.well-known/jwks.json", identity.Name, identity.Spec.Ports[0].Port)
+			seen := 0
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				switch cm.Labels["app.kubernetes.io/component"] {
+				case "content", "agentteam":
+					Expect(cm.Data).To(HaveKeyWithValue("JWKS_URL", want), file, cm.Name)
+					seen++
+				case "identity":
+					Expect(cm.Data).NotTo(HaveKey("JWKS_URL"), file, cm.Name)
+				}
+			}
+			Expect(seen).To(Equal(2), file)
+		}
+	})
+
+	It("routes each Service to its Deployment's named port", func() {
+		for file, objects := range charts {
+			deployments := typed[*appsv1.Deployment](objects)
+			for _, s := range typed[*corev1.Service](objects) {
+				selector := labels.SelectorFromSet(s.Spec.Selector)
+				var matched []string
+				for _, d := range deployments {
+					if selector.Matches(labels.Set(d.Spec.Template.Labels)) {
+						matched = append(matched, d.Name)
+						Expect(s.Spec.Ports[0].TargetPort.String()).To(Equal(d.Spec.Template.Spec.Containers[0].Ports[0].Name), file, s.Name)
+						Expect(s.Spec.Ports[0].Port).To(Equal(d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort), file, s.Name)
+					}
+				}
+				Expect(matched).To(HaveLen(1), "%s: Service %s selects %v", file, s.Name, matched)
+			}
+		}
+	})
+
+	It("keeps disruption budgets and autoscalers on their own Deployment", func() {
+		for file, objects := range charts {
+			deployments := typed[*appsv1.Deployment](objects)
+			for _, pdb := range typed[*policyv1.PodDisruptionBudget](objects) {
+				selector := labels.SelectorFromSet(pdb.Spec.Selector.MatchLabels)
+				matched := 0
+				for _, d := range deployments {
+					if selector.Matches(labels.Set(d.Spec.Template.Labels)) {
+						matched++
+					}
+				}
+				Expect(matched).To(Equal(1), "%s: PodDisruptionBudget %s", file, pdb.Name)
+			}
+			for _, hpa := range typed[*autoscalingv2.HorizontalPodAutoscaler](objects) {
+				Expect(hpa.Spec.ScaleTargetRef.Kind).To(Equal("Deployment"), file, hpa.Name)
+				Expect(names(deployments)).To(ContainElement(hpa.Spec.ScaleTargetRef.Name), file, hpa.Name)
+				for _, d := range deployments {
+					if d.Name == hpa.Spec.ScaleTargetRef.Name {
+						Expect(d.Spec.Replicas).To(BeNil(), "%s: %s is autoscaled, so the chart must not set replicas", file, d.Name)
+					}
+				}
+			}
+		}
+	})
+})

@@ -1,0 +1,76 @@
+{{/* motionstudio.name is the chart name, or nameOverride. */}}
+{{- define "motionstudio.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* motionstudio.fullname is the prefix of every resource name. */}}
+{{- define "motionstudio.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+motionstudio.component is the name of one service's resources.
+Call with (dict "root" $ "key" "identity").
+*/}}
+{{- define "motionstudio.component" -}}
+{{- printf "%s-%s" (include "motionstudio.fullname" .root | trunc 50 | trimSuffix "-") .key }}
+{{- end }}
+
+{{/* motionstudio.selectorLabels selects one service's pods. Call with (dict "root" $ "key" "identity"). */}}
+{{- define "motionstudio.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "motionstudio.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .key }}
+{{- end }}
+
+{{/* motionstudio.labels are set on every object of one service. Call with (dict "root" $ "key" "identity"). */}}
+{{- define "motionstudio.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "motionstudio.selectorLabels" . }}
+app.kubernetes.io/version: {{ .root.Chart.AppVersion | quote }}
+app.kubernetes.io/part-of: motionstudio
+app.kubernetes.io/managed-by: {{ .root.Release.Service }}
+{{- end }}
+
+{{/* motionstudio.image is a service's image reference. Call with (dict "root" $ "svc" $svc). */}}
+{{- define "motionstudio.image" -}}
+{{- $reg := .root.Values.image.registry | trimSuffix "/" }}
+{{- $repo := .svc.image.repository }}
+{{- if $reg }}{{ $repo = printf "%s/%s" $reg $repo }}{{ end }}
+{{- $tag := .svc.image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion }}
+{{- printf "%s:%s" $repo $tag }}
+{{- end }}
+
+{{/* motionstudio.secretName is the Secret a service reads its secret env from. */}}
+{{- define "motionstudio.secretName" -}}
+{{- .svc.existingSecret | default (include "motionstudio.component" .) }}
+{{- end }}
+
+{{/*
+motionstudio.generatedKeys lists, per service, the secret keys the chart generates when left empty,
+as "KEY=bytes" where bytes is the length of the random value before base64.
+*/}}
+{{- define "motionstudio.generatedKeys" -}}
+{{- $keys := dict "identity" (list "SIGNING_KEY" "ENCRYPTION_KEY") "content" (list "ENCRYPTION_KEY") "agentteam" (list "ENCRYPTION_KEY" "SKILLS_ADMIN_KEY") }}
+{{- get $keys .key | join "," }}
+{{- end }}
+
+{{/* motionstudio.containerSecurityContext locks every container down. */}}
+{{- define "motionstudio.containerSecurityContext" -}}
+runAsNonRoot: true
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: {{ .Values.readOnlyRootFilesystem }}
+capabilities:
+  drop: ["ALL"]
+seccompProfile:
+  type: RuntimeDefault
+{{- end }}
