@@ -1,3 +1,0 @@
-package authapi
-
-//go:generate oapi-codegen -config oapi-codegen.yaml ../../../api/openapi.yaml
