@@ -15,6 +15,8 @@ import (
 // with Public, so that an operation nobody thought about is a start-up error, never an open door.
 type Policies map[string][]echo.MiddlewareFunc
 
+var httpMethods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
+
 // Public marks an operation that anyone may call.
 func Public() []echo.MiddlewareFunc { return []echo.MiddlewareFunc{} }
 
@@ -24,18 +26,27 @@ func Allow(m ...echo.MiddlewareFunc) []echo.MiddlewareFunc { return m }
 // Verify returns an error naming every operation of the OpenAPI document that has no policy and
 // every policy that names no operation.
 func (p Policies) Verify(openapiYAML []byte) error {
+	// Path items also hold non-operation keys (parameters, summary, servers), so each key is
+	// decoded only when it names an HTTP method.
 	var doc struct {
-		Paths map[string]map[string]struct {
-			OperationID string `yaml:"operationId"`
-		} `yaml:"paths"`
+		Paths map[string]map[string]yaml.Node `yaml:"paths"`
 	}
 	if err := yaml.Unmarshal(openapiYAML, &doc); err != nil {
 		return fmt.Errorf("httpx: parse openapi: %w", err)
 	}
 	seen := map[string]bool{}
 	var missing []string
-	for path, ops := range doc.Paths {
-		for method, op := range ops {
+	for path, item := range doc.Paths {
+		for method, node := range item {
+			if !slices.Contains(httpMethods, strings.ToLower(method)) {
+				continue
+			}
+			var op struct {
+				OperationID string `yaml:"operationId"`
+			}
+			if err := node.Decode(&op); err != nil {
+				return fmt.Errorf("httpx: parse openapi: %s %s: %w", method, path, err)
+			}
 			if op.OperationID == "" {
 				continue
 			}

@@ -19,21 +19,29 @@ paths:
   /v1/ping:
     get:
       operationId: ping
+  /v1/things/{id}:
+    parameters:
+      - name: id
+        in: path
+        required: true
+        schema: {type: string}
+    delete:
+      operationId: deleteThing
 `)
 
 	It("accept a document whose every operation has a policy", func() {
-		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public()}
+		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public(), "deleteThing": httpx.Allow()}
 		Expect(p.Verify(doc)).To(Succeed())
 	})
 
 	It("name the operations nobody gave a policy, so the service does not start open", func() {
-		p := httpx.Policies{"listThings": httpx.Allow(), "ping": httpx.Public()}
+		p := httpx.Policies{"listThings": httpx.Allow(), "ping": httpx.Public(), "deleteThing": httpx.Allow()}
 		Expect(p.Verify(doc)).To(MatchError(ContainSubstring("POST /v1/things (createThing)")))
 	})
 
 	It("name policies for operations the document does not have", func() {
-		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public(), "deleteThing": httpx.Allow()}
-		Expect(p.Verify(doc)).To(MatchError(ContainSubstring("deleteThing")))
+		p := httpx.Policies{"listThings": httpx.Allow(), "createThing": httpx.Allow(), "ping": httpx.Public(), "deleteThing": httpx.Allow(), "archiveThing": httpx.Allow()}
+		Expect(p.Verify(doc)).To(MatchError(ContainSubstring("archiveThing")))
 	})
 
 	It("refuse a document that is not YAML", func() {
