@@ -8,6 +8,7 @@ import (
 	"net"
 	"slices"
 
+	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
@@ -21,9 +22,10 @@ import (
 	"github.com/motionstudio/platform/services/content-svc/api"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/config"
+	"github.com/motionstudio/platform/services/content-svc/internal/editor"
+	"github.com/motionstudio/platform/services/content-svc/internal/favorite"
 	"github.com/motionstudio/platform/services/content-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/content-svc/internal/httpapi/catalogapi"
-	"github.com/motionstudio/platform/services/content-svc/internal/render"
 	"github.com/motionstudio/platform/services/content-svc/internal/store"
 )
 
@@ -36,6 +38,9 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
+	// workers are the background loops Run starts beside the server (upload sweeper, SVG
+	// preview worker).
+	workers []func(ctx context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -78,6 +83,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	}
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
+		LargeBody: httpapi.LargeBody,
 		Checks: []httpx.Check{
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
 			{Name: "nats", Fn: a.bus.Ping},
@@ -94,8 +100,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
-	httpapi.Register(a.server.Echo, httpapi.NewHandler(render.NewService(store.NewRenderServers(a.db))), policies)
-	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(catalog.NewService(store.NewCatalog(a.db))), policies)
+	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects), policies)
+	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(catalog.NewService(store.NewCatalog(a.db), newID),
+		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID)), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
@@ -109,6 +116,9 @@ func (a *App) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
+	for _, w := range a.workers {
+		g.Go(func() error { return w(ctx) })
+	}
 	return g.Wait()
 }
 
@@ -134,3 +144,6 @@ func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
 	}
 	return nil
 }
+
+// newID makes record ids: UUID v7, time ordered.
+func newID() string { return uuid.Must(uuid.NewV7()).String() }

@@ -25,6 +25,11 @@ var (
 	db     *gorm.DB
 	tokens *testkit.Issuer
 	client *testkit.API
+	// baseURL is the service's address, for requests the contract client cannot make
+	// (streamed bodies).
+	baseURL string
+	// natsPrefix is the service's NATS subject prefix, for independent subscribers.
+	natsPrefix string
 )
 
 var _ = BeforeSuite(func() {
@@ -42,6 +47,10 @@ var _ = BeforeSuite(func() {
 	cfg.Blob = testkit.BlobConfig("content_app")
 	cfg.Auth.JWKSURL = tokens.JWKSURL()
 	cfg.Auth.Issuer = tokens.IssuerName()
+	// The multipart AEP flow runs with small files: S3's minimum part size and no 300 MB floor.
+	cfg.Uploads.MinMultipartBytes = 1
+	cfg.Uploads.PartSizeBytes = 5 << 20
+	cfg.Uploads.MaxSingleBytes = aepSingleLimit
 
 	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -58,6 +67,8 @@ var _ = BeforeSuite(func() {
 		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
 		a.Close()
 	})
+	baseURL = "http://" + addr.String()
+	natsPrefix = cfg.NATS.Prefix
 	client = testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
 	Eventually(func() int { return client.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
 })

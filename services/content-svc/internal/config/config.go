@@ -2,6 +2,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/motionstudio/platform/pkg/blob"
 	"github.com/motionstudio/platform/pkg/config"
 	"github.com/motionstudio/platform/pkg/httpx"
@@ -16,6 +18,8 @@ type Config struct {
 	NATS     natsx.Config
 	Blob     blob.Config
 	Auth     Auth
+	Uploads  Uploads
+	Previews Previews
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 }
 
@@ -23,6 +27,44 @@ type Config struct {
 type Auth struct {
 	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
 	Issuer  string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+}
+
+// Uploads bounds the AEP source-file uploads. Sizes are bytes; MB and GB are decimal.
+type Uploads struct {
+	// MaxSingleBytes is the largest file PUT /projects/{id}/aep accepts in one request.
+	MaxSingleBytes int64 `env:"AEP_MAX_SINGLE_BYTES" default:"1073741824"`
+	// MinMultipartBytes and MaxMultipartBytes bound total_size_bytes of the multipart flow.
+	MinMultipartBytes int64 `env:"AEP_MULTIPART_MIN_BYTES" default:"300000000"`
+	MaxMultipartBytes int64 `env:"AEP_MULTIPART_MAX_BYTES" default:"3000000000"`
+	// PartSizeBytes is the smallest part size handed out (at least S3's 5 MiB); larger files
+	// get larger parts so that no upload needs more than 1,000 parts.
+	PartSizeBytes int64 `env:"AEP_PART_SIZE_BYTES" default:"67108864"`
+	// URLTTL is how long presigned part URLs stay valid.
+	URLTTL time.Duration `env:"AEP_PART_URL_TTL" default:"6h"`
+	// MaxAge is how old an incomplete multipart upload gets before the sweeper aborts it.
+	MaxAge time.Duration `env:"AEP_UPLOAD_MAX_AGE" default:"24h"`
+	// SweepEvery is how often the sweeper looks for abandoned uploads.
+	SweepEvery time.Duration `env:"AEP_UPLOAD_SWEEP_EVERY" default:"10m"`
+}
+
+// Previews configures SVG preview generation.
+type Previews struct {
+	// MaxImageBytes bounds the dropped image.
+	MaxImageBytes int64 `env:"SVG_PREVIEW_MAX_IMAGE_BYTES" default:"10485760"`
+	// AIURL is the external AI service's endpoint; empty uses the built-in generator.
+	AIURL     string        `env:"SVG_PREVIEW_AI_URL"`
+	AIToken   string        `env:"SVG_PREVIEW_AI_TOKEN"`
+	AITimeout time.Duration `env:"SVG_PREVIEW_AI_TIMEOUT" default:"60s"`
+	// Lease is how long a worker holds a preview before another may take it over.
+	Lease time.Duration `env:"SVG_PREVIEW_LEASE" default:"2m"`
+	// MaxAttempts is how many generation attempts a preview gets before it is Failed.
+	MaxAttempts int `env:"SVG_PREVIEW_MAX_ATTEMPTS" default:"3"`
+	// StaleAfter and RequeueEvery drive the sweep that queues again the jobs of previews
+	// left Generating without a worker (a dead-lettered wake-up).
+	StaleAfter   time.Duration `env:"SVG_PREVIEW_STALE_AFTER" default:"5m"`
+	RequeueEvery time.Duration `env:"SVG_PREVIEW_REQUEUE_EVERY" default:"1m"`
+	// Concurrency is how many previews one process generates at once.
+	Concurrency int `env:"SVG_PREVIEW_CONCURRENCY" default:"2"`
 }
 
 // Load reads the environment and fills local-development defaults.

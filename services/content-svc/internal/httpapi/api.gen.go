@@ -4,11 +4,368 @@
 package httpapi
 
 import (
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for CommentStatus.
+const (
+	Approved CommentStatus = "approved"
+	Pending  CommentStatus = "pending"
+	Rejected CommentStatus = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the CommentStatus enum.
+func (e CommentStatus) Valid() bool {
+	switch e {
+	case Approved:
+		return true
+	case Pending:
+		return true
+	case Rejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FontDirection.
+const (
+	FontDirectionLtr FontDirection = "ltr"
+	FontDirectionRtl FontDirection = "rtl"
+)
+
+// Valid indicates whether the value is a known member of the FontDirection enum.
+func (e FontDirection) Valid() bool {
+	switch e {
+	case FontDirectionLtr:
+		return true
+	case FontDirectionRtl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FontFormat.
+const (
+	Otf   FontFormat = "otf"
+	Ttf   FontFormat = "ttf"
+	Woff  FontFormat = "woff"
+	Woff2 FontFormat = "woff2"
+)
+
+// Valid indicates whether the value is a known member of the FontFormat enum.
+func (e FontFormat) Valid() bool {
+	switch e {
+	case Otf:
+		return true
+	case Ttf:
+		return true
+	case Woff:
+		return true
+	case Woff2:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SvgPreviewStatus.
+const (
+	SvgPreviewStatusFailed     SvgPreviewStatus = "Failed"
+	SvgPreviewStatusGenerating SvgPreviewStatus = "Generating"
+	SvgPreviewStatusReady      SvgPreviewStatus = "Ready"
+)
+
+// Valid indicates whether the value is a known member of the SvgPreviewStatus enum.
+func (e SvgPreviewStatus) Valid() bool {
+	switch e {
+	case SvgPreviewStatusFailed:
+		return true
+	case SvgPreviewStatusGenerating:
+		return true
+	case SvgPreviewStatusReady:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SvgPreviewTargetType.
+const (
+	SvgPreviewTargetTypeProject SvgPreviewTargetType = "project"
+	SvgPreviewTargetTypeScene   SvgPreviewTargetType = "scene"
+)
+
+// Valid indicates whether the value is a known member of the SvgPreviewTargetType enum.
+func (e SvgPreviewTargetType) Valid() bool {
+	switch e {
+	case SvgPreviewTargetTypeProject:
+		return true
+	case SvgPreviewTargetTypeScene:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SvgPreviewAcceptedStatus.
+const (
+	SvgPreviewAcceptedStatusGenerating SvgPreviewAcceptedStatus = "Generating"
+)
+
+// Valid indicates whether the value is a known member of the SvgPreviewAcceptedStatus enum.
+func (e SvgPreviewAcceptedStatus) Valid() bool {
+	switch e {
+	case SvgPreviewAcceptedStatusGenerating:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateFontMultipartBodyDirection.
+const (
+	CreateFontMultipartBodyDirectionLtr CreateFontMultipartBodyDirection = "ltr"
+	CreateFontMultipartBodyDirectionRtl CreateFontMultipartBodyDirection = "rtl"
+)
+
+// Valid indicates whether the value is a known member of the CreateFontMultipartBodyDirection enum.
+func (e CreateFontMultipartBodyDirection) Valid() bool {
+	switch e {
+	case CreateFontMultipartBodyDirectionLtr:
+		return true
+	case CreateFontMultipartBodyDirectionRtl:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GenerateSvgPreviewMultipartBodyTargetType.
+const (
+	GenerateSvgPreviewMultipartBodyTargetTypeProject GenerateSvgPreviewMultipartBodyTargetType = "project"
+	GenerateSvgPreviewMultipartBodyTargetTypeScene   GenerateSvgPreviewMultipartBodyTargetType = "scene"
+)
+
+// Valid indicates whether the value is a known member of the GenerateSvgPreviewMultipartBodyTargetType enum.
+func (e GenerateSvgPreviewMultipartBodyTargetType) Valid() bool {
+	switch e {
+	case GenerateSvgPreviewMultipartBodyTargetTypeProject:
+		return true
+	case GenerateSvgPreviewMultipartBodyTargetTypeScene:
+		return true
+	default:
+		return false
+	}
+}
+
+// AepFile defines model for AepFile.
+type AepFile struct {
+	AepFileMd5       string `json:"aep_file_md5"`
+	AepFileSizeBytes int64  `json:"aep_file_size_bytes"`
+	AepFileUrl       string `json:"aep_file_url"`
+}
+
+// AepUploadComplete defines model for AepUploadComplete.
+type AepUploadComplete struct {
+	Parts []struct {
+		Etag       string `json:"etag"`
+		PartNumber int    `json:"part_number"`
+	} `json:"parts"`
+	UploadId string `json:"upload_id"`
+}
+
+// AepUploadCompleted defines model for AepUploadCompleted.
+type AepUploadCompleted struct {
+	AepFileMd5       string `json:"aep_file_md5"`
+	AepFileSizeBytes int64  `json:"aep_file_size_bytes"`
+}
+
+// AepUploadStart defines model for AepUploadStart.
+type AepUploadStart struct {
+	Filename       string `json:"filename"`
+	TotalSizeBytes int64  `json:"total_size_bytes"`
+}
+
+// AepUploadStarted defines model for AepUploadStarted.
+type AepUploadStarted struct {
+	Bucket         string `json:"bucket"`
+	ChunkSizeBytes int64  `json:"chunk_size_bytes"`
+	Key            string `json:"key"`
+	PartUrls       []struct {
+		PartNumber int    `json:"part_number"`
+		Url        string `json:"url"`
+	} `json:"part_urls"`
+	UploadId string `json:"upload_id"`
+}
+
+// Blog defines model for Blog.
+type Blog struct {
+	AuthorName  string             `json:"author_name"`
+	Body        string             `json:"body"`
+	CoverImage  string             `json:"cover_image"`
+	CreatedAt   time.Time          `json:"created_at"`
+	Excerpt     string             `json:"excerpt"`
+	Id          openapi_types.UUID `json:"id"`
+	IsPublished bool               `json:"is_published"`
+	PublishedAt *time.Time         `json:"published_at"`
+	Slug        string             `json:"slug"`
+	Title       string             `json:"title"`
+}
+
+// BlogCreate defines model for BlogCreate.
+type BlogCreate struct {
+	AuthorName  *string `json:"author_name,omitempty"`
+	Body        string  `json:"body"`
+	CoverImage  *string `json:"cover_image,omitempty"`
+	Excerpt     *string `json:"excerpt,omitempty"`
+	IsPublished *bool   `json:"is_published,omitempty"`
+
+	// Slug Lower-case letters, digits and dashes, at most 120 characters
+	Slug  string `json:"slug"`
+	Title string `json:"title"`
+}
+
+// BlogPage defines model for BlogPage.
+type BlogPage struct {
+	Data []Blog         `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// Comment defines model for Comment.
+type Comment struct {
+	AuthorId        string              `json:"author_id"`
+	BlogId          *openapi_types.UUID `json:"blog_id"`
+	ContainerId     *openapi_types.UUID `json:"container_id"`
+	Content         string              `json:"content"`
+	CreatedAt       time.Time           `json:"created_at"`
+	Id              openapi_types.UUID  `json:"id"`
+	ParentCommentId *openapi_types.UUID `json:"parent_comment_id"`
+	Rate            *float64            `json:"rate"`
+	Status          CommentStatus       `json:"status"`
+}
+
+// CommentStatus defines model for Comment.Status.
+type CommentStatus string
+
+// CommentCreate defines model for CommentCreate.
+type CommentCreate struct {
+	BlogId          *openapi_types.UUID `json:"blog_id,omitempty"`
+	ContainerId     *openapi_types.UUID `json:"container_id,omitempty"`
+	Content         string              `json:"content"`
+	ParentCommentId *openapi_types.UUID `json:"parent_comment_id,omitempty"`
+	Rate            *float64            `json:"rate,omitempty"`
+}
+
+// CommentPage defines model for CommentPage.
+type CommentPage struct {
+	Data []Comment      `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// Font defines model for Font.
+type Font struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Direction FontDirection      `json:"direction"`
+	Family    string             `json:"family"`
+	Format    FontFormat         `json:"format"`
+	Id        openapi_types.UUID `json:"id"`
+	IsPremium bool               `json:"is_premium"`
+	Name      string             `json:"name"`
+	SizeBytes int64              `json:"size_bytes"`
+
+	// Url The object's URL in storage
+	Url string `json:"url"`
+}
+
+// FontDirection defines model for Font.Direction.
+type FontDirection string
+
+// FontFormat defines model for Font.Format.
+type FontFormat string
+
+// FontList defines model for FontList.
+type FontList struct {
+	Data []Font `json:"data"`
+}
+
+// HomeEvent defines model for HomeEvent.
+type HomeEvent struct {
+	CreatedAt   time.Time          `json:"created_at"`
+	Description string             `json:"description"`
+	EndsAt      *time.Time         `json:"ends_at"`
+	Id          openapi_types.UUID `json:"id"`
+	ImageUrl    string             `json:"image_url"`
+	LinkUrl     string             `json:"link_url"`
+	Position    int                `json:"position"`
+	StartsAt    time.Time          `json:"starts_at"`
+	Title       string             `json:"title"`
+}
+
+// HomeEventCreate defines model for HomeEventCreate.
+type HomeEventCreate struct {
+	Description *string `json:"description,omitempty"`
+
+	// EndsAt After starts_at; absent means open-ended
+	EndsAt   *time.Time `json:"ends_at,omitempty"`
+	ImageUrl *string    `json:"image_url,omitempty"`
+	LinkUrl  *string    `json:"link_url,omitempty"`
+	Position *int       `json:"position,omitempty"`
+	StartsAt time.Time  `json:"starts_at"`
+	Title    string     `json:"title"`
+}
+
+// HomeEventList defines model for HomeEventList.
+type HomeEventList struct {
+	Data []HomeEvent `json:"data"`
+}
+
+// MusicTrack defines model for MusicTrack.
+type MusicTrack struct {
+	Artist      string             `json:"artist"`
+	AudioUrl    string             `json:"audio_url"`
+	CoverUrl    string             `json:"cover_url"`
+	CreatedAt   time.Time          `json:"created_at"`
+	DurationSec float64            `json:"duration_sec"`
+	Genre       string             `json:"genre"`
+	Id          openapi_types.UUID `json:"id"`
+	IsPremium   bool               `json:"is_premium"`
+	Mood        string             `json:"mood"`
+	Title       string             `json:"title"`
+}
+
+// MusicTrackCreate defines model for MusicTrackCreate.
+type MusicTrackCreate struct {
+	Artist      *string `json:"artist,omitempty"`
+	AudioUrl    string  `json:"audio_url"`
+	CoverUrl    *string `json:"cover_url,omitempty"`
+	DurationSec float64 `json:"duration_sec"`
+	Genre       *string `json:"genre,omitempty"`
+	IsPremium   *bool   `json:"is_premium,omitempty"`
+	Mood        *string `json:"mood,omitempty"`
+	Title       string  `json:"title"`
+}
+
+// MusicTrackPage defines model for MusicTrackPage.
+type MusicTrackPage struct {
+	Data []MusicTrack   `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// PaginationMeta defines model for PaginationMeta.
+type PaginationMeta struct {
+	HasMore  bool `json:"has_more"`
+	Page     int  `json:"page"`
+	PageSize int  `json:"page_size"`
+	Total    int  `json:"total"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -35,21 +392,666 @@ type ProjectServer struct {
 	Region             string             `json:"region"`
 }
 
+// ProjectServerCreate defines model for ProjectServerCreate.
+type ProjectServerCreate struct {
+	// BaseUrl An http or https URL
+	BaseUrl            string  `json:"base_url"`
+	IsActive           *bool   `json:"is_active,omitempty"`
+	MaxParallelRenders *int    `json:"max_parallel_renders,omitempty"`
+	Name               string  `json:"name"`
+	Region             *string `json:"region,omitempty"`
+}
+
 // ProjectServerList defines model for ProjectServerList.
 type ProjectServerList struct {
 	Data []ProjectServer `json:"data"`
 }
 
+// ProjectServerUpdate defines model for ProjectServerUpdate.
+type ProjectServerUpdate struct {
+	BaseUrl            *string `json:"base_url,omitempty"`
+	IsActive           *bool   `json:"is_active,omitempty"`
+	MaxParallelRenders *int    `json:"max_parallel_renders,omitempty"`
+	Name               *string `json:"name,omitempty"`
+	Region             *string `json:"region,omitempty"`
+}
+
+// Settings defines model for Settings.
+type Settings struct {
+	// Private Answered only to administrators
+	Private map[string]interface{} `json:"private"`
+
+	// Public Answered to anyone by GET /v1/settings
+	Public map[string]interface{} `json:"public"`
+}
+
+// Slide defines model for Slide.
+type Slide struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	ImageUrl  string             `json:"image_url"`
+	IsActive  bool               `json:"is_active"`
+	LinkUrl   string             `json:"link_url"`
+	Position  int                `json:"position"`
+	Subtitle  string             `json:"subtitle"`
+	Title     string             `json:"title"`
+}
+
+// SlideCreate defines model for SlideCreate.
+type SlideCreate struct {
+	ImageUrl string  `json:"image_url"`
+	IsActive *bool   `json:"is_active,omitempty"`
+	LinkUrl  *string `json:"link_url,omitempty"`
+	Position *int    `json:"position,omitempty"`
+	Subtitle *string `json:"subtitle,omitempty"`
+	Title    string  `json:"title"`
+}
+
+// SlideList defines model for SlideList.
+type SlideList struct {
+	Data []Slide `json:"data"`
+}
+
+// SvgColorKey defines model for SvgColorKey.
+type SvgColorKey struct {
+	// CurrentColor #RGB or #RRGGBB
+	CurrentColor string `json:"current_color"`
+	ElementKey   string `json:"element_key"`
+}
+
+// SvgPreview defines model for SvgPreview.
+type SvgPreview struct {
+	// Attempts Generation attempts so far (at most 3 by default)
+	Attempts  int           `json:"attempts"`
+	ColorKeys []SvgColorKey `json:"color_keys"`
+	CreatedAt time.Time     `json:"created_at"`
+
+	// DetectedColorKeys The color keys the SVG holds a non-empty region for
+	DetectedColorKeys []string `json:"detected_color_keys"`
+
+	// FailureReason Why generation failed, once Failed
+	FailureReason *string            `json:"failure_reason"`
+	GeneratedAt   *time.Time         `json:"generated_at"`
+	Id            openapi_types.UUID `json:"id"`
+
+	// ImageUrl The dropped image in object storage
+	ImageUrl string           `json:"image_url"`
+	Status   SvgPreviewStatus `json:"status"`
+
+	// SvgUrl The SVG in object storage once Ready
+	SvgUrl     *string              `json:"svg_url"`
+	TargetId   openapi_types.UUID   `json:"target_id"`
+	TargetType SvgPreviewTargetType `json:"target_type"`
+}
+
+// SvgPreviewStatus defines model for SvgPreview.Status.
+type SvgPreviewStatus string
+
+// SvgPreviewTargetType defines model for SvgPreview.TargetType.
+type SvgPreviewTargetType string
+
+// SvgPreviewAccepted defines model for SvgPreviewAccepted.
+type SvgPreviewAccepted struct {
+	Status       SvgPreviewAcceptedStatus `json:"status"`
+	SvgPreviewId openapi_types.UUID       `json:"svg_preview_id"`
+}
+
+// SvgPreviewAcceptedStatus defines model for SvgPreviewAccepted.Status.
+type SvgPreviewAcceptedStatus string
+
+// ListBlogsParams defines parameters for ListBlogs.
+type ListBlogsParams struct {
+	Q        *string `form:"q,omitempty" json:"q,omitempty"`
+	Page     *int    `form:"page,omitempty" json:"page,omitempty"`
+	PageSize *int    `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// ListCommentsParams defines parameters for ListComments.
+type ListCommentsParams struct {
+	BlogId      *openapi_types.UUID `form:"blog_id,omitempty" json:"blog_id,omitempty"`
+	ContainerId *openapi_types.UUID `form:"container_id,omitempty" json:"container_id,omitempty"`
+	Page        *int                `form:"page,omitempty" json:"page,omitempty"`
+	PageSize    *int                `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// ListPendingCommentsParams defines parameters for ListPendingComments.
+type ListPendingCommentsParams struct {
+	Page     *int `form:"page,omitempty" json:"page,omitempty"`
+	PageSize *int `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// CreateFontMultipartBody defines parameters for CreateFont.
+type CreateFontMultipartBody struct {
+	Direction *CreateFontMultipartBodyDirection `json:"direction,omitempty"`
+	Family    string                            `json:"family"`
+	File      openapi_types.File                `json:"file"`
+	IsPremium *bool                             `json:"is_premium,omitempty"`
+	Name      string                            `json:"name"`
+}
+
+// CreateFontMultipartBodyDirection defines parameters for CreateFont.
+type CreateFontMultipartBodyDirection string
+
+// ListMusicParams defines parameters for ListMusic.
+type ListMusicParams struct {
+	Q           *string  `form:"q,omitempty" json:"q,omitempty"`
+	Genre       *string  `form:"genre,omitempty" json:"genre,omitempty"`
+	Mood        *string  `form:"mood,omitempty" json:"mood,omitempty"`
+	MinDuration *float64 `form:"min_duration,omitempty" json:"min_duration,omitempty"`
+	MaxDuration *float64 `form:"max_duration,omitempty" json:"max_duration,omitempty"`
+	Page        *int     `form:"page,omitempty" json:"page,omitempty"`
+	PageSize    *int     `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// PutProjectAepMultipartBody defines parameters for PutProjectAep.
+type PutProjectAepMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// GetPublicSettingsParams defines parameters for GetPublicSettings.
+type GetPublicSettingsParams struct {
+	// TenantId The tenant, for a service token or an administrator acting on another tenant
+	TenantId *openapi_types.UUID `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// PutSettingsParams defines parameters for PutSettings.
+type PutSettingsParams struct {
+	// TenantId The tenant, for a service token or an administrator acting on another tenant
+	TenantId *openapi_types.UUID `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// GetSettingsParams defines parameters for GetSettings.
+type GetSettingsParams struct {
+	// TenantId The tenant, for a service token or an administrator acting on another tenant
+	TenantId *openapi_types.UUID `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+}
+
+// GenerateSvgPreviewMultipartBody defines parameters for GenerateSvgPreview.
+type GenerateSvgPreviewMultipartBody struct {
+	ColorKeys  []SvgColorKey                             `json:"color_keys"`
+	Image      openapi_types.File                        `json:"image"`
+	TargetId   openapi_types.UUID                        `json:"target_id"`
+	TargetType GenerateSvgPreviewMultipartBodyTargetType `json:"target_type"`
+}
+
+// GenerateSvgPreviewMultipartBodyTargetType defines parameters for GenerateSvgPreview.
+type GenerateSvgPreviewMultipartBodyTargetType string
+
+// CreateBlogJSONRequestBody defines body for CreateBlog for application/json ContentType.
+type CreateBlogJSONRequestBody = BlogCreate
+
+// CreateCommentJSONRequestBody defines body for CreateComment for application/json ContentType.
+type CreateCommentJSONRequestBody = CommentCreate
+
+// CreateFontMultipartRequestBody defines body for CreateFont for multipart/form-data ContentType.
+type CreateFontMultipartRequestBody CreateFontMultipartBody
+
+// CreateHomeEventJSONRequestBody defines body for CreateHomeEvent for application/json ContentType.
+type CreateHomeEventJSONRequestBody = HomeEventCreate
+
+// CreateMusicTrackJSONRequestBody defines body for CreateMusicTrack for application/json ContentType.
+type CreateMusicTrackJSONRequestBody = MusicTrackCreate
+
+// CreateProjectServerJSONRequestBody defines body for CreateProjectServer for application/json ContentType.
+type CreateProjectServerJSONRequestBody = ProjectServerCreate
+
+// UpdateProjectServerJSONRequestBody defines body for UpdateProjectServer for application/json ContentType.
+type UpdateProjectServerJSONRequestBody = ProjectServerUpdate
+
+// PutProjectAepMultipartRequestBody defines body for PutProjectAep for multipart/form-data ContentType.
+type PutProjectAepMultipartRequestBody PutProjectAepMultipartBody
+
+// CompleteAepUploadJSONRequestBody defines body for CompleteAepUpload for application/json ContentType.
+type CompleteAepUploadJSONRequestBody = AepUploadComplete
+
+// StartAepUploadJSONRequestBody defines body for StartAepUpload for application/json ContentType.
+type StartAepUploadJSONRequestBody = AepUploadStart
+
+// PutSettingsJSONRequestBody defines body for PutSettings for application/json ContentType.
+type PutSettingsJSONRequestBody = Settings
+
+// CreateSlideJSONRequestBody defines body for CreateSlide for application/json ContentType.
+type CreateSlideJSONRequestBody = SlideCreate
+
+// GenerateSvgPreviewMultipartRequestBody defines body for GenerateSvgPreview for multipart/form-data ContentType.
+type GenerateSvgPreviewMultipartRequestBody GenerateSvgPreviewMultipartBody
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListProjectServersAdmin Render servers, for administrators
+	// (GET /v1/admin/project-servers)
+	ListProjectServersAdmin(ctx echo.Context) error
+	// ListBlogs Published blog posts, newest first, paged
+	// (GET /v1/blogs)
+	ListBlogs(ctx echo.Context, params ListBlogsParams) error
+	// CreateBlog Write a blog post (admin)
+	// (POST /v1/blogs)
+	CreateBlog(ctx echo.Context) error
+	// DeleteBlog Delete a blog post and its comments (admin)
+	// (DELETE /v1/blogs/{slug})
+	DeleteBlog(ctx echo.Context, slug string) error
+	// GetBlog One published blog post by slug
+	// (GET /v1/blogs/{slug})
+	GetBlog(ctx echo.Context, slug string) error
+	// ListComments Approved comments of a blog post or a template, oldest first, paged
+	// (GET /v1/comments)
+	ListComments(ctx echo.Context, params ListCommentsParams) error
+	// CreateComment Write a comment; it waits for approval
+	// (POST /v1/comments)
+	CreateComment(ctx echo.Context) error
+	// ListPendingComments Comments waiting for approval, oldest first, paged (admin)
+	// (GET /v1/comments/pending)
+	ListPendingComments(ctx echo.Context, params ListPendingCommentsParams) error
+	// ApproveComment Approve a pending comment (admin)
+	// (POST /v1/comments/{comment_id}/approve)
+	ApproveComment(ctx echo.Context, commentId openapi_types.UUID) error
+	// RejectComment Reject a pending comment (admin)
+	// (POST /v1/comments/{comment_id}/reject)
+	RejectComment(ctx echo.Context, commentId openapi_types.UUID) error
+	// ListFonts Every font, ordered by family and name
+	// (GET /v1/fonts)
+	ListFonts(ctx echo.Context) error
+	// CreateFont Upload a font file (admin)
+	// (POST /v1/fonts)
+	CreateFont(ctx echo.Context) error
+	// DeleteFont Delete a font and its stored file (admin)
+	// (DELETE /v1/fonts/{font_id})
+	DeleteFont(ctx echo.Context, fontId openapi_types.UUID) error
+	// ListHomeEvents Home-page events that have not ended, by position then start
+	// (GET /v1/home-events)
+	ListHomeEvents(ctx echo.Context) error
+	// CreateHomeEvent Add a home-page event (admin)
+	// (POST /v1/home-events)
+	CreateHomeEvent(ctx echo.Context) error
+	// DeleteHomeEvent Remove a home-page event (admin)
+	// (DELETE /v1/home-events/{event_id})
+	DeleteHomeEvent(ctx echo.Context, eventId openapi_types.UUID) error
+	// ListMusic Music tracks, filtered and paged, ordered by title
+	// (GET /v1/music)
+	ListMusic(ctx echo.Context, params ListMusicParams) error
+	// CreateMusicTrack Add a music track (admin)
+	// (POST /v1/music)
+	CreateMusicTrack(ctx echo.Context) error
 	// ListProjectServers Render servers (service token only)
 	// (GET /v1/project-servers)
 	ListProjectServers(ctx echo.Context) error
+	// CreateProjectServer Register a render server (admin)
+	// (POST /v1/project-servers)
+	CreateProjectServer(ctx echo.Context) error
+	// DeleteProjectServer Remove a render server (admin)
+	// (DELETE /v1/project-servers/{server_id})
+	DeleteProjectServer(ctx echo.Context, serverId openapi_types.UUID) error
+	// GetProjectServer One render server (admin)
+	// (GET /v1/project-servers/{server_id})
+	GetProjectServer(ctx echo.Context, serverId openapi_types.UUID) error
+	// UpdateProjectServer Change a render server (admin); absent fields keep their value
+	// (PATCH /v1/project-servers/{server_id})
+	UpdateProjectServer(ctx echo.Context, serverId openapi_types.UUID) error
+	// PutProjectAep Upload a project's AEP file in one request (admin)
+	// (PUT /v1/projects/{project_id}/aep)
+	PutProjectAep(ctx echo.Context, projectId openapi_types.UUID) error
+	// CompleteAepUpload Complete a multipart upload and register the file on the project (admin)
+	// (POST /v1/projects/{project_id}/aep/complete-upload)
+	CompleteAepUpload(ctx echo.Context, projectId openapi_types.UUID) error
+	// StartAepUpload Start a multipart upload of a project's AEP file (admin)
+	// (POST /v1/projects/{project_id}/aep/start-upload)
+	StartAepUpload(ctx echo.Context, projectId openapi_types.UUID) error
+	// GetSceneSvgPreview The scene's latest SVG preview, whatever its state
+	// (GET /v1/scenes/{scene_id}/svg-preview)
+	GetSceneSvgPreview(ctx echo.Context, sceneId openapi_types.UUID) error
+	// GetPublicSettings The public subset of a tenant's website settings
+	// (GET /v1/settings)
+	GetPublicSettings(ctx echo.Context, params GetPublicSettingsParams) error
+	// PutSettings Replace a tenant's full website settings (admin)
+	// (PUT /v1/settings)
+	PutSettings(ctx echo.Context, params PutSettingsParams) error
+	// GetSettings A tenant's full website settings (admin)
+	// (GET /v1/settings/full)
+	GetSettings(ctx echo.Context, params GetSettingsParams) error
+	// ListSlides Active home-page slides by position
+	// (GET /v1/slides)
+	ListSlides(ctx echo.Context) error
+	// CreateSlide Add a slide (admin)
+	// (POST /v1/slides)
+	CreateSlide(ctx echo.Context) error
+	// DeleteSlide Remove a slide (admin)
+	// (DELETE /v1/slides/{slide_id})
+	DeleteSlide(ctx echo.Context, slideId openapi_types.UUID) error
+	// GenerateSvgPreview Start generating the SVG preview of an image's color zones
+	// (POST /v1/svg-previews/generate)
+	GenerateSvgPreview(ctx echo.Context) error
+	// GetSvgPreview An SVG preview and its generation state
+	// (GET /v1/svg-previews/{svg_preview_id})
+	GetSvgPreview(ctx echo.Context, svgPreviewId openapi_types.UUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListProjectServersAdmin converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProjectServersAdmin(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProjectServersAdmin(ctx)
+	return err
+}
+
+// ListBlogs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBlogs(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBlogsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBlogs(ctx, params)
+	return err
+}
+
+// CreateBlog converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBlog(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBlog(ctx)
+	return err
+}
+
+// DeleteBlog converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteBlog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "slug" -------------
+	var slug string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "slug", ctx.Param("slug"), &slug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteBlog(ctx, slug)
+	return err
+}
+
+// GetBlog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBlog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "slug" -------------
+	var slug string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "slug", ctx.Param("slug"), &slug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBlog(ctx, slug)
+	return err
+}
+
+// ListComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListComments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCommentsParams
+	// ------------- Optional query parameter "blog_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "blog_id", ctx.QueryParams(), &params.BlogId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter blog_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "container_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "container_id", ctx.QueryParams(), &params.ContainerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListComments(ctx, params)
+	return err
+}
+
+// CreateComment converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateComment(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateComment(ctx)
+	return err
+}
+
+// ListPendingComments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPendingComments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPendingCommentsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPendingComments(ctx, params)
+	return err
+}
+
+// ApproveComment converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "comment_id" -------------
+	var commentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "comment_id", ctx.Param("comment_id"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveComment(ctx, commentId)
+	return err
+}
+
+// RejectComment converts echo context to params.
+func (w *ServerInterfaceWrapper) RejectComment(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "comment_id" -------------
+	var commentId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "comment_id", ctx.Param("comment_id"), &commentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter comment_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RejectComment(ctx, commentId)
+	return err
+}
+
+// ListFonts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFonts(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFonts(ctx)
+	return err
+}
+
+// CreateFont converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFont(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFont(ctx)
+	return err
+}
+
+// DeleteFont converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteFont(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "font_id" -------------
+	var fontId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "font_id", ctx.Param("font_id"), &fontId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter font_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteFont(ctx, fontId)
+	return err
+}
+
+// ListHomeEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListHomeEvents(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListHomeEvents(ctx)
+	return err
+}
+
+// CreateHomeEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateHomeEvent(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateHomeEvent(ctx)
+	return err
+}
+
+// DeleteHomeEvent converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteHomeEvent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "event_id" -------------
+	var eventId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "event_id", ctx.Param("event_id"), &eventId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter event_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteHomeEvent(ctx, eventId)
+	return err
+}
+
+// ListMusic converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMusic(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMusicParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "genre" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "genre", ctx.QueryParams(), &params.Genre, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter genre: %s", err))
+	}
+
+	// ------------- Optional query parameter "mood" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "mood", ctx.QueryParams(), &params.Mood, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mood: %s", err))
+	}
+
+	// ------------- Optional query parameter "min_duration" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "min_duration", ctx.QueryParams(), &params.MinDuration, runtime.BindQueryParameterOptions{Type: "number", Format: "double"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter min_duration: %s", err))
+	}
+
+	// ------------- Optional query parameter "max_duration" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max_duration", ctx.QueryParams(), &params.MaxDuration, runtime.BindQueryParameterOptions{Type: "number", Format: "double"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max_duration: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMusic(ctx, params)
+	return err
+}
+
+// CreateMusicTrack converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateMusicTrack(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateMusicTrack(ctx)
+	return err
 }
 
 // ListProjectServers converts echo context to params.
@@ -58,6 +1060,240 @@ func (w *ServerInterfaceWrapper) ListProjectServers(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListProjectServers(ctx)
+	return err
+}
+
+// CreateProjectServer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProjectServer(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProjectServer(ctx)
+	return err
+}
+
+// DeleteProjectServer converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteProjectServer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteProjectServer(ctx, serverId)
+	return err
+}
+
+// GetProjectServer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProjectServer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProjectServer(ctx, serverId)
+	return err
+}
+
+// UpdateProjectServer converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateProjectServer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "server_id" -------------
+	var serverId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "server_id", ctx.Param("server_id"), &serverId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter server_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateProjectServer(ctx, serverId)
+	return err
+}
+
+// PutProjectAep converts echo context to params.
+func (w *ServerInterfaceWrapper) PutProjectAep(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutProjectAep(ctx, projectId)
+	return err
+}
+
+// CompleteAepUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteAepUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteAepUpload(ctx, projectId)
+	return err
+}
+
+// StartAepUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) StartAepUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StartAepUpload(ctx, projectId)
+	return err
+}
+
+// GetSceneSvgPreview converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSceneSvgPreview(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSceneSvgPreview(ctx, sceneId)
+	return err
+}
+
+// GetPublicSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPublicSettings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPublicSettingsParams
+	// ------------- Optional query parameter "tenant_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tenant_id", ctx.QueryParams(), &params.TenantId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPublicSettings(ctx, params)
+	return err
+}
+
+// PutSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSettings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutSettingsParams
+	// ------------- Optional query parameter "tenant_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tenant_id", ctx.QueryParams(), &params.TenantId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSettings(ctx, params)
+	return err
+}
+
+// GetSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSettings(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSettingsParams
+	// ------------- Optional query parameter "tenant_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tenant_id", ctx.QueryParams(), &params.TenantId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSettings(ctx, params)
+	return err
+}
+
+// ListSlides converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSlides(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSlides(ctx)
+	return err
+}
+
+// CreateSlide converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSlide(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSlide(ctx)
+	return err
+}
+
+// DeleteSlide converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSlide(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "slide_id" -------------
+	var slideId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "slide_id", ctx.Param("slide_id"), &slideId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slide_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSlide(ctx, slideId)
+	return err
+}
+
+// GenerateSvgPreview converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateSvgPreview(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateSvgPreview(ctx)
+	return err
+}
+
+// GetSvgPreview converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSvgPreview(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "svg_preview_id" -------------
+	var svgPreviewId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "svg_preview_id", ctx.Param("svg_preview_id"), &svgPreviewId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter svg_preview_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSvgPreview(ctx, svgPreviewId)
 	return err
 }
 
@@ -109,5 +1345,39 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/v1/project-servers", wrapper.ListProjectServers, options.OperationMiddlewares["listProjectServers"]...)
+	router.POST(options.BaseURL+"/v1/project-servers", wrapper.CreateProjectServer, options.OperationMiddlewares["createProjectServer"]...)
+	router.GET(options.BaseURL+"/v1/fonts", wrapper.ListFonts, options.OperationMiddlewares["listFonts"]...)
+	router.POST(options.BaseURL+"/v1/fonts", wrapper.CreateFont, options.OperationMiddlewares["createFont"]...)
+	router.DELETE(options.BaseURL+"/v1/fonts/:font_id", wrapper.DeleteFont, options.OperationMiddlewares["deleteFont"]...)
+	router.GET(options.BaseURL+"/v1/music", wrapper.ListMusic, options.OperationMiddlewares["listMusic"]...)
+	router.POST(options.BaseURL+"/v1/music", wrapper.CreateMusicTrack, options.OperationMiddlewares["createMusicTrack"]...)
+	router.DELETE(options.BaseURL+"/v1/project-servers/:server_id", wrapper.DeleteProjectServer, options.OperationMiddlewares["deleteProjectServer"]...)
+	router.GET(options.BaseURL+"/v1/project-servers/:server_id", wrapper.GetProjectServer, options.OperationMiddlewares["getProjectServer"]...)
+	router.PATCH(options.BaseURL+"/v1/project-servers/:server_id", wrapper.UpdateProjectServer, options.OperationMiddlewares["updateProjectServer"]...)
+	router.GET(options.BaseURL+"/v1/admin/project-servers", wrapper.ListProjectServersAdmin, options.OperationMiddlewares["listProjectServersAdmin"]...)
+	router.GET(options.BaseURL+"/v1/blogs", wrapper.ListBlogs, options.OperationMiddlewares["listBlogs"]...)
+	router.POST(options.BaseURL+"/v1/blogs", wrapper.CreateBlog, options.OperationMiddlewares["createBlog"]...)
+	router.DELETE(options.BaseURL+"/v1/blogs/:slug", wrapper.DeleteBlog, options.OperationMiddlewares["deleteBlog"]...)
+	router.GET(options.BaseURL+"/v1/blogs/:slug", wrapper.GetBlog, options.OperationMiddlewares["getBlog"]...)
+	router.GET(options.BaseURL+"/v1/comments", wrapper.ListComments, options.OperationMiddlewares["listComments"]...)
+	router.POST(options.BaseURL+"/v1/comments", wrapper.CreateComment, options.OperationMiddlewares["createComment"]...)
+	router.GET(options.BaseURL+"/v1/comments/pending", wrapper.ListPendingComments, options.OperationMiddlewares["listPendingComments"]...)
+	router.POST(options.BaseURL+"/v1/comments/:comment_id/approve", wrapper.ApproveComment, options.OperationMiddlewares["approveComment"]...)
+	router.POST(options.BaseURL+"/v1/comments/:comment_id/reject", wrapper.RejectComment, options.OperationMiddlewares["rejectComment"]...)
+	router.GET(options.BaseURL+"/v1/slides", wrapper.ListSlides, options.OperationMiddlewares["listSlides"]...)
+	router.POST(options.BaseURL+"/v1/slides", wrapper.CreateSlide, options.OperationMiddlewares["createSlide"]...)
+	router.DELETE(options.BaseURL+"/v1/slides/:slide_id", wrapper.DeleteSlide, options.OperationMiddlewares["deleteSlide"]...)
+	router.GET(options.BaseURL+"/v1/home-events", wrapper.ListHomeEvents, options.OperationMiddlewares["listHomeEvents"]...)
+	router.POST(options.BaseURL+"/v1/home-events", wrapper.CreateHomeEvent, options.OperationMiddlewares["createHomeEvent"]...)
+	router.DELETE(options.BaseURL+"/v1/home-events/:event_id", wrapper.DeleteHomeEvent, options.OperationMiddlewares["deleteHomeEvent"]...)
+	router.GET(options.BaseURL+"/v1/settings", wrapper.GetPublicSettings, options.OperationMiddlewares["getPublicSettings"]...)
+	router.PUT(options.BaseURL+"/v1/settings", wrapper.PutSettings, options.OperationMiddlewares["putSettings"]...)
+	router.GET(options.BaseURL+"/v1/settings/full", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
+	router.PUT(options.BaseURL+"/v1/projects/:project_id/aep", wrapper.PutProjectAep, options.OperationMiddlewares["putProjectAep"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/aep/start-upload", wrapper.StartAepUpload, options.OperationMiddlewares["startAepUpload"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/aep/complete-upload", wrapper.CompleteAepUpload, options.OperationMiddlewares["completeAepUpload"]...)
+	router.POST(options.BaseURL+"/v1/svg-previews/generate", wrapper.GenerateSvgPreview, options.OperationMiddlewares["generateSvgPreview"]...)
+	router.GET(options.BaseURL+"/v1/svg-previews/:svg_preview_id", wrapper.GetSvgPreview, options.OperationMiddlewares["getSvgPreview"]...)
+	router.GET(options.BaseURL+"/v1/scenes/:scene_id/svg-preview", wrapper.GetSceneSvgPreview, options.OperationMiddlewares["getSceneSvgPreview"]...)
 
 }

@@ -4,35 +4,107 @@
 package httpapi
 
 import (
-	"context"
+	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/content-svc/internal/render"
+	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
-
-// RenderServers is what the handlers need of the render-server service.
-type RenderServers interface {
-	Servers(ctx context.Context) ([]render.Server, error)
-}
 
 // Handler implements ServerInterface.
 type Handler struct {
-	render RenderServers
+	render   RenderServers
+	media    Media
+	site     Site
+	uploads  Uploads
+	previews Previews
+	// objectURL is the canonical URL of a stored object.
+	objectURL func(key string) string
 }
 
-// NewHandler returns a Handler.
-func NewHandler(r RenderServers) *Handler { return &Handler{render: r} }
+// Deps are the domain services the handlers call.
+type Deps struct {
+	Render   RenderServers
+	Media    Media
+	Site     Site
+	Uploads  Uploads
+	Previews Previews
+	// ObjectURL is the canonical URL of a stored object.
+	ObjectURL func(key string) string
+}
+
+// NewHandler returns a Handler over d.
+func NewHandler(d Deps) *Handler {
+	return &Handler{
+		render: d.Render, media: d.Media, site: d.Site, uploads: d.Uploads, previews: d.Previews, objectURL: d.ObjectURL,
+	}
+}
 
 // Policies says who may call each operation of this package.
 func Policies(v *authn.Verifier) httpx.Policies {
+	anyone := httpx.Allow(v.UserOrService())
+	admin := httpx.Allow(v.RequireAdmin())
 	return httpx.Policies{
-		"listProjectServers": httpx.Allow(v.RequireService()),
+		"listProjectServers":      httpx.Allow(v.RequireService()),
+		"listProjectServersAdmin": admin,
+		"createProjectServer":     admin,
+		"getProjectServer":        admin,
+		"updateProjectServer":     admin,
+		"deleteProjectServer":     admin,
+
+		"listFonts":        anyone,
+		"createFont":       admin,
+		"deleteFont":       admin,
+		"listMusic":        anyone,
+		"createMusicTrack": admin,
+
+		"listBlogs":           anyone,
+		"getBlog":             anyone,
+		"createBlog":          admin,
+		"deleteBlog":          admin,
+		"listComments":        anyone,
+		"createComment":       anyone,
+		"listPendingComments": admin,
+		"approveComment":      admin,
+		"rejectComment":       admin,
+		"listSlides":          anyone,
+		"createSlide":         admin,
+		"deleteSlide":         admin,
+		"listHomeEvents":      anyone,
+		"createHomeEvent":     admin,
+		"deleteHomeEvent":     admin,
+		"getPublicSettings":   anyone,
+		"getSettings":         admin,
+		"putSettings":         admin,
+
+		"putProjectAep":     admin,
+		"startAepUpload":    admin,
+		"completeAepUpload": admin,
+
+		"generateSvgPreview": anyone,
+		"getSvgPreview":      anyone,
+		"getSceneSvgPreview": anyone,
 	}
+}
+
+// largeBodyRoutes are the streaming uploads, which enforce their own size limits.
+var largeBodyRoutes = map[string]string{
+	"/v1/fonts":                    http.MethodPost,
+	"/v1/projects/:project_id/aep": http.MethodPut,
+	"/v1/svg-previews/generate":    http.MethodPost,
+}
+
+// LargeBody reports the routes of this package that stream their bodies and so are exempt
+// from the server's body limit and request timeout; each enforces its own limit.
+func LargeBody(c echo.Context) bool {
+	m, ok := largeBodyRoutes[c.Path()]
+	return ok && m == c.Request().Method
 }
 
 // Register mounts this package's operations on e with the service's merged policies.
@@ -40,18 +112,58 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
-// ListProjectServers answers every render server.
-func (h *Handler) ListProjectServers(c echo.Context) error {
-	servers, err := h.render.Servers(c.Request().Context())
-	if err != nil {
-		return err
+func toMeta(m paging.Meta) PaginationMeta {
+	return PaginationMeta{Page: m.Page, PageSize: m.PageSize, Total: m.Total, HasMore: m.HasMore}
+}
+
+// parseID turns a stored id into the wire's UUID; stored ids are always UUIDs.
+func parseID(s string) uuid.UUID { return uuid.MustParse(s) }
+
+// optionalID is the wire form of an optional id.
+func optionalID(s string) *uuid.UUID {
+	if s == "" {
+		return nil
 	}
-	data := make([]ProjectServer, len(servers))
-	for i, s := range servers {
-		data[i] = ProjectServer{
-			Id: uuid.MustParse(s.ID), Name: s.Name, BaseUrl: s.BaseURL, Region: s.Region, IsActive: s.IsActive,
-			MaxParallelRenders: s.MaxParallelRenders, CreatedAt: s.CreatedAt,
-		}
+	id := uuid.MustParse(s)
+	return &id
+}
+
+func idString(id *uuid.UUID) string {
+	if id == nil {
+		return ""
 	}
-	return c.JSON(http.StatusOK, ProjectServerList{Data: data})
+	return id.String()
+}
+
+func deref[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// bodyLimit caps the request body at limit bytes.
+func bodyLimit(c echo.Context, limit int64) {
+	c.Request().Body = http.MaxBytesReader(c.Response().Writer, c.Request().Body, limit)
+}
+
+// formError maps a multipart parsing failure: an over-long body is TooLarge, anything else
+// Invalid.
+func formError(err error, limit int64) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.E(apperr.TooLarge, "too_large", "the request body is larger than "+humanBytes(limit))
+	}
+	return apperr.Wrap(err, apperr.Invalid, "invalid_multipart", "the body must be multipart/form-data")
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return strconv.FormatInt(n>>30, 10) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	default:
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
 }

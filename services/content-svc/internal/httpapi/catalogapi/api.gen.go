@@ -4,9 +4,456 @@
 package catalogapi
 
 import (
+	"fmt"
+	"net/http"
+	"time"
+
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for ProjectCreateAspect.
+const (
+	ProjectCreateAspectN11  ProjectCreateAspect = "1:1"
+	ProjectCreateAspectN169 ProjectCreateAspect = "16:9"
+	ProjectCreateAspectN45  ProjectCreateAspect = "4:5"
+	ProjectCreateAspectN916 ProjectCreateAspect = "9:16"
+)
+
+// Valid indicates whether the value is a known member of the ProjectCreateAspect enum.
+func (e ProjectCreateAspect) Valid() bool {
+	switch e {
+	case ProjectCreateAspectN11:
+		return true
+	case ProjectCreateAspectN169:
+		return true
+	case ProjectCreateAspectN45:
+		return true
+	case ProjectCreateAspectN916:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProjectUpdateAspect.
+const (
+	ProjectUpdateAspectN11  ProjectUpdateAspect = "1:1"
+	ProjectUpdateAspectN169 ProjectUpdateAspect = "16:9"
+	ProjectUpdateAspectN45  ProjectUpdateAspect = "4:5"
+	ProjectUpdateAspectN916 ProjectUpdateAspect = "9:16"
+)
+
+// Valid indicates whether the value is a known member of the ProjectUpdateAspect enum.
+func (e ProjectUpdateAspect) Valid() bool {
+	switch e {
+	case ProjectUpdateAspectN11:
+		return true
+	case ProjectUpdateAspectN169:
+		return true
+	case ProjectUpdateAspectN45:
+		return true
+	case ProjectUpdateAspectN916:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SceneContentCreateContentType.
+const (
+	SceneContentCreateContentTypeAudio SceneContentCreateContentType = "audio"
+	SceneContentCreateContentTypeImage SceneContentCreateContentType = "image"
+	SceneContentCreateContentTypeLogo  SceneContentCreateContentType = "logo"
+	SceneContentCreateContentTypeText  SceneContentCreateContentType = "text"
+	SceneContentCreateContentTypeVideo SceneContentCreateContentType = "video"
+)
+
+// Valid indicates whether the value is a known member of the SceneContentCreateContentType enum.
+func (e SceneContentCreateContentType) Valid() bool {
+	switch e {
+	case SceneContentCreateContentTypeAudio:
+		return true
+	case SceneContentCreateContentTypeImage:
+		return true
+	case SceneContentCreateContentTypeLogo:
+		return true
+	case SceneContentCreateContentTypeText:
+		return true
+	case SceneContentCreateContentTypeVideo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SceneContentElementContentType.
+const (
+	SceneContentElementContentTypeAudio SceneContentElementContentType = "audio"
+	SceneContentElementContentTypeImage SceneContentElementContentType = "image"
+	SceneContentElementContentTypeLogo  SceneContentElementContentType = "logo"
+	SceneContentElementContentTypeText  SceneContentElementContentType = "text"
+	SceneContentElementContentTypeVideo SceneContentElementContentType = "video"
+)
+
+// Valid indicates whether the value is a known member of the SceneContentElementContentType enum.
+func (e SceneContentElementContentType) Valid() bool {
+	switch e {
+	case SceneContentElementContentTypeAudio:
+		return true
+	case SceneContentElementContentTypeImage:
+		return true
+	case SceneContentElementContentTypeLogo:
+		return true
+	case SceneContentElementContentTypeText:
+		return true
+	case SceneContentElementContentTypeVideo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SceneContentUpdateContentType.
+const (
+	SceneContentUpdateContentTypeAudio SceneContentUpdateContentType = "audio"
+	SceneContentUpdateContentTypeImage SceneContentUpdateContentType = "image"
+	SceneContentUpdateContentTypeLogo  SceneContentUpdateContentType = "logo"
+	SceneContentUpdateContentTypeText  SceneContentUpdateContentType = "text"
+	SceneContentUpdateContentTypeVideo SceneContentUpdateContentType = "video"
+)
+
+// Valid indicates whether the value is a known member of the SceneContentUpdateContentType enum.
+func (e SceneContentUpdateContentType) Valid() bool {
+	switch e {
+	case SceneContentUpdateContentTypeAudio:
+		return true
+	case SceneContentUpdateContentTypeImage:
+		return true
+	case SceneContentUpdateContentTypeLogo:
+		return true
+	case SceneContentUpdateContentTypeText:
+		return true
+	case SceneContentUpdateContentTypeVideo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SharedLayerCreateContentType.
+const (
+	SharedLayerCreateContentTypeAudio SharedLayerCreateContentType = "audio"
+	SharedLayerCreateContentTypeImage SharedLayerCreateContentType = "image"
+	SharedLayerCreateContentTypeLogo  SharedLayerCreateContentType = "logo"
+	SharedLayerCreateContentTypeText  SharedLayerCreateContentType = "text"
+	SharedLayerCreateContentTypeVideo SharedLayerCreateContentType = "video"
+)
+
+// Valid indicates whether the value is a known member of the SharedLayerCreateContentType enum.
+func (e SharedLayerCreateContentType) Valid() bool {
+	switch e {
+	case SharedLayerCreateContentTypeAudio:
+		return true
+	case SharedLayerCreateContentTypeImage:
+		return true
+	case SharedLayerCreateContentTypeLogo:
+		return true
+	case SharedLayerCreateContentTypeText:
+		return true
+	case SharedLayerCreateContentTypeVideo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTemplatesParamsAspect.
+const (
+	ListTemplatesParamsAspectN11  ListTemplatesParamsAspect = "1:1"
+	ListTemplatesParamsAspectN169 ListTemplatesParamsAspect = "16:9"
+	ListTemplatesParamsAspectN45  ListTemplatesParamsAspect = "4:5"
+	ListTemplatesParamsAspectN916 ListTemplatesParamsAspect = "9:16"
+)
+
+// Valid indicates whether the value is a known member of the ListTemplatesParamsAspect enum.
+func (e ListTemplatesParamsAspect) Valid() bool {
+	switch e {
+	case ListTemplatesParamsAspectN11:
+		return true
+	case ListTemplatesParamsAspectN169:
+		return true
+	case ListTemplatesParamsAspectN45:
+		return true
+	case ListTemplatesParamsAspectN916:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTemplatesParamsSort.
+const (
+	Az      ListTemplatesParamsSort = "az"
+	Newest  ListTemplatesParamsSort = "newest"
+	Popular ListTemplatesParamsSort = "popular"
+	Rate    ListTemplatesParamsSort = "rate"
+)
+
+// Valid indicates whether the value is a known member of the ListTemplatesParamsSort enum.
+func (e ListTemplatesParamsSort) Valid() bool {
+	switch e {
+	case Az:
+		return true
+	case Newest:
+		return true
+	case Popular:
+		return true
+	case Rate:
+		return true
+	default:
+		return false
+	}
+}
+
+// AddFavorite defines model for AddFavorite.
+type AddFavorite struct {
+	ContainerId openapi_types.UUID  `json:"container_id"`
+	FolderId    *openapi_types.UUID `json:"folder_id,omitempty"`
+	Note        *string             `json:"note,omitempty"`
+}
+
+// Category defines model for Category.
+type Category struct {
+	Description string             `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+	Image       string             `json:"image"`
+	Name        string             `json:"name"`
+	Position    int                `json:"position"`
+	Slug        string             `json:"slug"`
+}
+
+// CategoryCreate defines model for CategoryCreate.
+type CategoryCreate struct {
+	Description *string `json:"description,omitempty"`
+	Image       *string `json:"image,omitempty"`
+	Name        string  `json:"name"`
+	Position    *int    `json:"position,omitempty"`
+
+	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique.
+	Slug string `json:"slug"`
+}
+
+// CategoryList defines model for CategoryList.
+type CategoryList struct {
+	Data []Category `json:"data"`
+}
+
+// CharacterController defines model for CharacterController.
+type CharacterController struct {
+	Id   openapi_types.UUID `json:"id"`
+	Key  string             `json:"key"`
+	Name string             `json:"name"`
+
+	// Options Free-form controller settings.
+	Options   map[string]interface{} `json:"options"`
+	Position  int                    `json:"position"`
+	ProjectId openapi_types.UUID     `json:"project_id"`
+}
+
+// CharacterPreset defines model for CharacterPreset.
+type CharacterPreset struct {
+	CharacterControllerId openapi_types.UUID `json:"character_controller_id"`
+	Id                    openapi_types.UUID `json:"id"`
+	Image                 string             `json:"image"`
+	Name                  string             `json:"name"`
+	Position              int                `json:"position"`
+	ProjectId             openapi_types.UUID `json:"project_id"`
+
+	// Values Free-form preset values.
+	Values map[string]interface{} `json:"values"`
+}
+
+// Container defines model for Container.
+type Container struct {
+	CategoryIds []openapi_types.UUID `json:"category_ids"`
+	CreatedAt   time.Time            `json:"created_at"`
+	Demo        string               `json:"demo"`
+	Description string               `json:"description"`
+	FullDemo    string               `json:"full_demo"`
+	Id          openapi_types.UUID   `json:"id"`
+	Image       string               `json:"image"`
+	IsMockup    bool                 `json:"is_mockup"`
+	IsPremium   bool                 `json:"is_premium"`
+	IsPublished bool                 `json:"is_published"`
+	Keywords    string               `json:"keywords"`
+	MiniDemo    string               `json:"mini_demo"`
+	Name        string               `json:"name"`
+	NewsText    string               `json:"news_text"`
+	PrimaryMode string               `json:"primary_mode"`
+	PublishedAt *time.Time           `json:"published_at"`
+	RateAvg     float64              `json:"rate_avg"`
+	RateCount   int                  `json:"rate_count"`
+	Slug        string               `json:"slug"`
+	TagIds      []openapi_types.UUID `json:"tag_ids"`
+
+	// UnpublishReason The reason given when the container was last unpublished; null while published.
+	UnpublishReason *string   `json:"unpublish_reason"`
+	UpdatedAt       time.Time `json:"updated_at"`
+	UseCount        int64     `json:"use_count"`
+}
+
+// ContainerCreate defines model for ContainerCreate.
+type ContainerCreate struct {
+	CategoryIds *[]openapi_types.UUID `json:"category_ids,omitempty"`
+	Demo        *string               `json:"demo,omitempty"`
+	Description *string               `json:"description,omitempty"`
+	FullDemo    *string               `json:"full_demo,omitempty"`
+	Image       *string               `json:"image,omitempty"`
+	IsMockup    *bool                 `json:"is_mockup,omitempty"`
+	IsPremium   *bool                 `json:"is_premium,omitempty"`
+	Keywords    *string               `json:"keywords,omitempty"`
+	MiniDemo    *string               `json:"mini_demo,omitempty"`
+	Name        string                `json:"name"`
+	NewsText    *string               `json:"news_text,omitempty"`
+	PrimaryMode string                `json:"primary_mode"`
+
+	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique among live containers.
+	Slug   string                `json:"slug"`
+	TagIds *[]openapi_types.UUID `json:"tag_ids,omitempty"`
+}
+
+// ContainerUpdate The fields of ContainerCreate, all optional.
+type ContainerUpdate struct {
+	CategoryIds *[]openapi_types.UUID `json:"category_ids,omitempty"`
+	Demo        *string               `json:"demo,omitempty"`
+	Description *string               `json:"description,omitempty"`
+	FullDemo    *string               `json:"full_demo,omitempty"`
+	Image       *string               `json:"image,omitempty"`
+	IsMockup    *bool                 `json:"is_mockup,omitempty"`
+	IsPremium   *bool                 `json:"is_premium,omitempty"`
+	Keywords    *string               `json:"keywords,omitempty"`
+	MiniDemo    *string               `json:"mini_demo,omitempty"`
+	Name        *string               `json:"name,omitempty"`
+	NewsText    *string               `json:"news_text,omitempty"`
+	PrimaryMode *string               `json:"primary_mode,omitempty"`
+	Slug        *string               `json:"slug,omitempty"`
+	TagIds      *[]openapi_types.UUID `json:"tag_ids,omitempty"`
+}
+
+// CreateFavoriteFolder defines model for CreateFavoriteFolder.
+type CreateFavoriteFolder struct {
+	Description *string `json:"description,omitempty"`
+	Name        string  `json:"name"`
+}
+
+// Favorite defines model for Favorite.
+type Favorite struct {
+	ContainerId openapi_types.UUID  `json:"container_id"`
+	CreatedAt   time.Time           `json:"created_at"`
+	FolderId    *openapi_types.UUID `json:"folder_id"`
+	Note        string              `json:"note"`
+}
+
+// FavoriteFolder defines model for FavoriteFolder.
+type FavoriteFolder struct {
+	CreatedAt   time.Time          `json:"created_at"`
+	Description string             `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// ItemCount How many of the folder's favorites are still in the catalog.
+	ItemCount int    `json:"item_count"`
+	Name      string `json:"name"`
+}
+
+// FavoriteFolderList defines model for FavoriteFolderList.
+type FavoriteFolderList struct {
+	Data []FavoriteFolder `json:"data"`
+}
+
+// FavoriteItem defines model for FavoriteItem.
+type FavoriteItem struct {
+	ContainerId openapi_types.UUID  `json:"container_id"`
+	CreatedAt   time.Time           `json:"created_at"`
+	FolderId    *openapi_types.UUID `json:"folder_id"`
+	Note        string              `json:"note"`
+	Template    TemplateCard        `json:"template"`
+}
+
+// FavoritePage defines model for FavoritePage.
+type FavoritePage struct {
+	Data []FavoriteItem `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// PaginationMeta defines model for PaginationMeta.
+type PaginationMeta struct {
+	HasMore  bool `json:"has_more"`
+	Page     int  `json:"page"`
+	PageSize int  `json:"page_size"`
+	Total    int  `json:"total"`
+}
+
+// PresetStory defines model for PresetStory.
+type PresetStory struct {
+	CreatedAt   time.Time          `json:"created_at"`
+	Description string             `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+	Image       string             `json:"image"`
+	Name        string             `json:"name"`
+	Position    int                `json:"position"`
+	ProjectId   openapi_types.UUID `json:"project_id"`
+	SceneCount  int                `json:"scene_count"`
+}
+
+// PresetStoryCreate defines model for PresetStoryCreate.
+type PresetStoryCreate struct {
+	Description *string                  `json:"description,omitempty"`
+	Image       *string                  `json:"image,omitempty"`
+	Name        string                   `json:"name"`
+	Position    *int                     `json:"position,omitempty"`
+	Scenes      *[]PresetStorySceneInput `json:"scenes,omitempty"`
+}
+
+// PresetStoryFull A PresetStory with its scenes in order.
+type PresetStoryFull struct {
+	CreatedAt   time.Time          `json:"created_at"`
+	Description string             `json:"description"`
+	Id          openapi_types.UUID `json:"id"`
+	Image       string             `json:"image"`
+	Name        string             `json:"name"`
+	Position    int                `json:"position"`
+	ProjectId   openapi_types.UUID `json:"project_id"`
+	SceneCount  int                `json:"scene_count"`
+	Scenes      []PresetStoryScene `json:"scenes"`
+}
+
+// PresetStoryList defines model for PresetStoryList.
+type PresetStoryList struct {
+	Data []PresetStory `json:"data"`
+}
+
+// PresetStoryScene defines model for PresetStoryScene.
+type PresetStoryScene struct {
+	// ColorValues Colors by color element key.
+	ColorValues map[string]string `json:"color_values"`
+
+	// ContentValues Content values by content element key.
+	ContentValues map[string]string  `json:"content_values"`
+	Position      int                `json:"position"`
+	SceneId       openapi_types.UUID `json:"scene_id"`
+}
+
+// PresetStorySceneInput defines model for PresetStorySceneInput.
+type PresetStorySceneInput struct {
+	// ColorValues #RRGGBB colors by color element key.
+	ColorValues *map[string]string `json:"color_values,omitempty"`
+
+	// ContentValues Content values by content element key (each at most 5000 characters).
+	ContentValues *map[string]string `json:"content_values,omitempty"`
+	SceneId       openapi_types.UUID `json:"scene_id"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -22,6 +469,379 @@ type Problem struct {
 	Type      string  `json:"type"`
 }
 
+// Project defines model for Project.
+type Project struct {
+	AepFileMd5         string              `json:"aep_file_md5"`
+	AepFileSizeBytes   int64               `json:"aep_file_size_bytes"`
+	AepFileUrl         string              `json:"aep_file_url"`
+	Aspect             string              `json:"aspect"`
+	ChooseMode         string              `json:"choose_mode"`
+	ContainerId        openapi_types.UUID  `json:"container_id"`
+	CreatedAt          time.Time           `json:"created_at"`
+	Description        string              `json:"description"`
+	DownloadLink       string              `json:"download_link"`
+	FreeFps            int                 `json:"free_fps"`
+	FullDemo           string              `json:"full_demo"`
+	Id                 openapi_types.UUID  `json:"id"`
+	Image              string              `json:"image"`
+	IsPublished        bool                `json:"is_published"`
+	MaxDurationSec     float64             `json:"max_duration_sec"`
+	MinDurationSec     float64             `json:"min_duration_sec"`
+	Name               string              `json:"name"`
+	OriginalHeight     int                 `json:"original_height"`
+	OriginalWidth      int                 `json:"original_width"`
+	ProjectDurationSec float64             `json:"project_duration_sec"`
+	ProjectServerId    *openapi_types.UUID `json:"project_server_id"`
+	RenderAepComp      string              `json:"render_aep_comp"`
+	Resolution         string              `json:"resolution"`
+	UpdatedAt          time.Time           `json:"updated_at"`
+	VipFactor          float64             `json:"vip_factor"`
+}
+
+// ProjectCreate defines model for ProjectCreate.
+type ProjectCreate struct {
+	Aspect             *ProjectCreateAspect `json:"aspect,omitempty"`
+	ChooseMode         string               `json:"choose_mode"`
+	ContainerId        openapi_types.UUID   `json:"container_id"`
+	Description        *string              `json:"description,omitempty"`
+	DownloadLink       *string              `json:"download_link,omitempty"`
+	FreeFps            *int                 `json:"free_fps,omitempty"`
+	FullDemo           *string              `json:"full_demo,omitempty"`
+	Image              *string              `json:"image,omitempty"`
+	IsPublished        *bool                `json:"is_published,omitempty"`
+	MaxDurationSec     *float64             `json:"max_duration_sec,omitempty"`
+	MinDurationSec     *float64             `json:"min_duration_sec,omitempty"`
+	Name               string               `json:"name"`
+	OriginalHeight     int                  `json:"original_height"`
+	OriginalWidth      int                  `json:"original_width"`
+	ProjectDurationSec float64              `json:"project_duration_sec"`
+	ProjectServerId    *openapi_types.UUID  `json:"project_server_id,omitempty"`
+	RenderAepComp      *string              `json:"render_aep_comp,omitempty"`
+	Resolution         *string              `json:"resolution,omitempty"`
+	VipFactor          *float64             `json:"vip_factor,omitempty"`
+}
+
+// ProjectCreateAspect defines model for ProjectCreate.Aspect.
+type ProjectCreateAspect string
+
+// ProjectFull defines model for ProjectFull.
+type ProjectFull struct {
+	CharacterControllers []CharacterController `json:"character_controllers"`
+	CharacterPresets     []CharacterPreset     `json:"character_presets"`
+	PresetStories        []PresetStory         `json:"preset_stories"`
+	Project              Project               `json:"project"`
+	Scenes               []SceneFull           `json:"scenes"`
+	SharedColors         []SharedColor         `json:"shared_colors"`
+	SharedLayers         []SharedLayer         `json:"shared_layers"`
+}
+
+// ProjectSummary defines model for ProjectSummary.
+type ProjectSummary struct {
+	// Aspect One of 16:9, 9:16, 1:1, 4:5, or empty when the size matches none.
+	Aspect             string             `json:"aspect"`
+	ChooseMode         string             `json:"choose_mode"`
+	Id                 openapi_types.UUID `json:"id"`
+	Image              string             `json:"image"`
+	Name               string             `json:"name"`
+	OriginalHeight     int                `json:"original_height"`
+	OriginalWidth      int                `json:"original_width"`
+	ProjectDurationSec float64            `json:"project_duration_sec"`
+	Resolution         string             `json:"resolution"`
+}
+
+// ProjectSummaryList defines model for ProjectSummaryList.
+type ProjectSummaryList struct {
+	Data []ProjectSummary `json:"data"`
+}
+
+// ProjectUpdate The fields of ProjectCreate except container_id, all optional.
+type ProjectUpdate struct {
+	Aspect             *ProjectUpdateAspect `json:"aspect,omitempty"`
+	ChooseMode         *string              `json:"choose_mode,omitempty"`
+	Description        *string              `json:"description,omitempty"`
+	DownloadLink       *string              `json:"download_link,omitempty"`
+	FreeFps            *int                 `json:"free_fps,omitempty"`
+	FullDemo           *string              `json:"full_demo,omitempty"`
+	Image              *string              `json:"image,omitempty"`
+	IsPublished        *bool                `json:"is_published,omitempty"`
+	MaxDurationSec     *float64             `json:"max_duration_sec,omitempty"`
+	MinDurationSec     *float64             `json:"min_duration_sec,omitempty"`
+	Name               *string              `json:"name,omitempty"`
+	OriginalHeight     *int                 `json:"original_height,omitempty"`
+	OriginalWidth      *int                 `json:"original_width,omitempty"`
+	ProjectDurationSec *float64             `json:"project_duration_sec,omitempty"`
+	ProjectServerId    *openapi_types.UUID  `json:"project_server_id,omitempty"`
+	RenderAepComp      *string              `json:"render_aep_comp,omitempty"`
+	Resolution         *string              `json:"resolution,omitempty"`
+	VipFactor          *float64             `json:"vip_factor,omitempty"`
+}
+
+// ProjectUpdateAspect defines model for ProjectUpdate.Aspect.
+type ProjectUpdateAspect string
+
+// RepeaterItem defines model for RepeaterItem.
+type RepeaterItem struct {
+	Id       openapi_types.UUID `json:"id"`
+	Key      string             `json:"key"`
+	Label    string             `json:"label"`
+	MaxCount int                `json:"max_count"`
+	MinCount int                `json:"min_count"`
+	Position int                `json:"position"`
+	SceneId  openapi_types.UUID `json:"scene_id"`
+}
+
+// Scene defines model for Scene.
+type Scene struct {
+	CreatedAt      time.Time          `json:"created_at"`
+	DurationSec    float64            `json:"duration_sec"`
+	Id             openapi_types.UUID `json:"id"`
+	Image          string             `json:"image"`
+	IsHidden       bool               `json:"is_hidden"`
+	Key            string             `json:"key"`
+	LocalizedTitle map[string]string  `json:"localized_title"`
+	Position       int                `json:"position"`
+	ProjectId      openapi_types.UUID `json:"project_id"`
+	SceneType      string             `json:"scene_type"`
+	Title          string             `json:"title"`
+	UpdatedAt      time.Time          `json:"updated_at"`
+}
+
+// SceneCharacter defines model for SceneCharacter.
+type SceneCharacter struct {
+	CharacterControllerId *openapi_types.UUID `json:"character_controller_id"`
+	Id                    openapi_types.UUID  `json:"id"`
+	Key                   string              `json:"key"`
+	Name                  string              `json:"name"`
+	Position              int                 `json:"position"`
+	SceneId               openapi_types.UUID  `json:"scene_id"`
+}
+
+// SceneColorCreate defines model for SceneColorCreate.
+type SceneColorCreate struct {
+	// DefaultColor A #RRGGBB color.
+	DefaultColor string `json:"default_color"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key      string  `json:"key"`
+	Label    *string `json:"label,omitempty"`
+	Position *int    `json:"position,omitempty"`
+
+	// SharedColorId A shared color of the same project, or null.
+	SharedColorId *openapi_types.UUID `json:"shared_color_id,omitempty"`
+}
+
+// SceneColorElement defines model for SceneColorElement.
+type SceneColorElement struct {
+	CreatedAt     time.Time           `json:"created_at"`
+	DefaultColor  string              `json:"default_color"`
+	Id            openapi_types.UUID  `json:"id"`
+	Key           string              `json:"key"`
+	Label         string              `json:"label"`
+	Position      int                 `json:"position"`
+	SceneId       openapi_types.UUID  `json:"scene_id"`
+	SharedColorId *openapi_types.UUID `json:"shared_color_id"`
+	UpdatedAt     time.Time           `json:"updated_at"`
+}
+
+// SceneColorUpdate The fields of SceneColorCreate, all optional.
+type SceneColorUpdate struct {
+	// DefaultColor A #RRGGBB color.
+	DefaultColor *string `json:"default_color,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key      *string `json:"key,omitempty"`
+	Label    *string `json:"label,omitempty"`
+	Position *int    `json:"position,omitempty"`
+
+	// SharedColorId A shared color of the same project, or null.
+	SharedColorId *openapi_types.UUID `json:"shared_color_id,omitempty"`
+}
+
+// SceneContentCreate defines model for SceneContentCreate.
+type SceneContentCreate struct {
+	ContentType  SceneContentCreateContentType `json:"content_type"`
+	DefaultValue *string                       `json:"default_value,omitempty"`
+	IsRequired   *bool                         `json:"is_required,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key   string  `json:"key"`
+	Label *string `json:"label,omitempty"`
+
+	// MaxLength Longest accepted text; 0 means no limit.
+	MaxLength *int `json:"max_length,omitempty"`
+	Position  *int `json:"position,omitempty"`
+
+	// SharedLayerId A shared layer of the same project, or null.
+	SharedLayerId *openapi_types.UUID `json:"shared_layer_id,omitempty"`
+}
+
+// SceneContentCreateContentType defines model for SceneContentCreate.ContentType.
+type SceneContentCreateContentType string
+
+// SceneContentElement defines model for SceneContentElement.
+type SceneContentElement struct {
+	ContentType   SceneContentElementContentType `json:"content_type"`
+	CreatedAt     time.Time                      `json:"created_at"`
+	DefaultValue  string                         `json:"default_value"`
+	Id            openapi_types.UUID             `json:"id"`
+	IsRequired    bool                           `json:"is_required"`
+	Key           string                         `json:"key"`
+	Label         string                         `json:"label"`
+	MaxLength     int                            `json:"max_length"`
+	Position      int                            `json:"position"`
+	SceneId       openapi_types.UUID             `json:"scene_id"`
+	SharedLayerId *openapi_types.UUID            `json:"shared_layer_id"`
+	UpdatedAt     time.Time                      `json:"updated_at"`
+}
+
+// SceneContentElementContentType defines model for SceneContentElement.ContentType.
+type SceneContentElementContentType string
+
+// SceneContentUpdate The fields of SceneContentCreate, all optional.
+type SceneContentUpdate struct {
+	ContentType  *SceneContentUpdateContentType `json:"content_type,omitempty"`
+	DefaultValue *string                        `json:"default_value,omitempty"`
+	IsRequired   *bool                          `json:"is_required,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key   *string `json:"key,omitempty"`
+	Label *string `json:"label,omitempty"`
+
+	// MaxLength Longest accepted text; 0 means no limit.
+	MaxLength *int `json:"max_length,omitempty"`
+	Position  *int `json:"position,omitempty"`
+
+	// SharedLayerId A shared layer of the same project, or null.
+	SharedLayerId *openapi_types.UUID `json:"shared_layer_id,omitempty"`
+}
+
+// SceneContentUpdateContentType defines model for SceneContentUpdate.ContentType.
+type SceneContentUpdateContentType string
+
+// SceneCreate defines model for SceneCreate.
+type SceneCreate struct {
+	DurationSec *float64 `json:"duration_sec,omitempty"`
+	Image       *string  `json:"image,omitempty"`
+	IsHidden    *bool    `json:"is_hidden,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key string `json:"key"`
+
+	// LocalizedTitle Titles by language code.
+	LocalizedTitle *map[string]string `json:"localized_title,omitempty"`
+
+	// SceneType Free text naming the kind of scene, e.g. intro, normal, outro (default normal).
+	SceneType *string `json:"scene_type,omitempty"`
+	Title     *string `json:"title,omitempty"`
+}
+
+// SceneElements defines model for SceneElements.
+type SceneElements struct {
+	Characters []SceneCharacter      `json:"characters"`
+	Colors     []SceneColorElement   `json:"colors"`
+	Contents   []SceneContentElement `json:"contents"`
+	Repeaters  []RepeaterItem        `json:"repeaters"`
+}
+
+// SceneFull A Scene with its elements.
+type SceneFull struct {
+	Characters     []SceneCharacter      `json:"characters"`
+	Colors         []SceneColorElement   `json:"colors"`
+	Contents       []SceneContentElement `json:"contents"`
+	CreatedAt      time.Time             `json:"created_at"`
+	DurationSec    float64               `json:"duration_sec"`
+	Id             openapi_types.UUID    `json:"id"`
+	Image          string                `json:"image"`
+	IsHidden       bool                  `json:"is_hidden"`
+	Key            string                `json:"key"`
+	LocalizedTitle map[string]string     `json:"localized_title"`
+	Position       int                   `json:"position"`
+	ProjectId      openapi_types.UUID    `json:"project_id"`
+	Repeaters      []RepeaterItem        `json:"repeaters"`
+	SceneType      string                `json:"scene_type"`
+	Title          string                `json:"title"`
+	UpdatedAt      time.Time             `json:"updated_at"`
+}
+
+// SceneList defines model for SceneList.
+type SceneList struct {
+	Data []Scene `json:"data"`
+}
+
+// SceneReorder defines model for SceneReorder.
+type SceneReorder struct {
+	OrderedIds []openapi_types.UUID `json:"ordered_ids"`
+}
+
+// SceneUpdate The fields of SceneCreate, all optional.
+type SceneUpdate struct {
+	DurationSec *float64 `json:"duration_sec,omitempty"`
+	Image       *string  `json:"image,omitempty"`
+	IsHidden    *bool    `json:"is_hidden,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key *string `json:"key,omitempty"`
+
+	// LocalizedTitle Titles by language code.
+	LocalizedTitle *map[string]string `json:"localized_title,omitempty"`
+
+	// SceneType Free text naming the kind of scene, e.g. intro, normal, outro (default normal).
+	SceneType *string `json:"scene_type,omitempty"`
+	Title     *string `json:"title,omitempty"`
+}
+
+// SharedColor defines model for SharedColor.
+type SharedColor struct {
+	Color     string             `json:"color"`
+	Id        openapi_types.UUID `json:"id"`
+	Key       string             `json:"key"`
+	Label     string             `json:"label"`
+	ProjectId openapi_types.UUID `json:"project_id"`
+}
+
+// SharedColorCreate defines model for SharedColorCreate.
+type SharedColorCreate struct {
+	// Color A #RRGGBB color.
+	Color string `json:"color"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key   string  `json:"key"`
+	Label *string `json:"label,omitempty"`
+}
+
+// SharedColorList defines model for SharedColorList.
+type SharedColorList struct {
+	Data []SharedColor `json:"data"`
+}
+
+// SharedLayer defines model for SharedLayer.
+type SharedLayer struct {
+	ContentType  string             `json:"content_type"`
+	DefaultValue string             `json:"default_value"`
+	Id           openapi_types.UUID `json:"id"`
+	Key          string             `json:"key"`
+	Label        string             `json:"label"`
+	ProjectId    openapi_types.UUID `json:"project_id"`
+}
+
+// SharedLayerCreate defines model for SharedLayerCreate.
+type SharedLayerCreate struct {
+	ContentType  SharedLayerCreateContentType `json:"content_type"`
+	DefaultValue *string                      `json:"default_value,omitempty"`
+
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
+	Key   string  `json:"key"`
+	Label *string `json:"label,omitempty"`
+}
+
+// SharedLayerCreateContentType defines model for SharedLayerCreate.ContentType.
+type SharedLayerCreateContentType string
+
+// SharedLayerList defines model for SharedLayerList.
+type SharedLayerList struct {
+	Data []SharedLayer `json:"data"`
+}
+
 // Tag defines model for Tag.
 type Tag struct {
 	Id   openapi_types.UUID `json:"id"`
@@ -29,21 +849,851 @@ type Tag struct {
 	Slug string             `json:"slug"`
 }
 
+// TagCreate defines model for TagCreate.
+type TagCreate struct {
+	Name string `json:"name"`
+
+	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique.
+	Slug string `json:"slug"`
+}
+
 // TagList defines model for TagList.
 type TagList struct {
 	Data []Tag `json:"data"`
 }
 
+// TemplateCard defines model for TemplateCard.
+type TemplateCard struct {
+	// AvailableAspects The distinct aspects of the template's published projects, sorted.
+	AvailableAspects []string           `json:"available_aspects"`
+	ContainerId      openapi_types.UUID `json:"container_id"`
+	Demo             string             `json:"demo"`
+	Image            string             `json:"image"`
+	IsMockup         bool               `json:"is_mockup"`
+	IsPremium        bool               `json:"is_premium"`
+	MiniDemo         string             `json:"mini_demo"`
+	Name             string             `json:"name"`
+	PrimaryMode      string             `json:"primary_mode"`
+	RateAvg          float64            `json:"rate_avg"`
+	RateCount        int                `json:"rate_count"`
+	Slug             string             `json:"slug"`
+	UseCount         int64              `json:"use_count"`
+}
+
+// TemplateCardList defines model for TemplateCardList.
+type TemplateCardList struct {
+	Data []TemplateCard `json:"data"`
+}
+
+// TemplateCardPage defines model for TemplateCardPage.
+type TemplateCardPage struct {
+	Data []TemplateCard `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// TemplateDetail defines model for TemplateDetail.
+type TemplateDetail struct {
+	Categories []Category       `json:"categories"`
+	Container  Container        `json:"container"`
+	Projects   []ProjectSummary `json:"projects"`
+	Tags       []Tag            `json:"tags"`
+}
+
+// UnpublishRequest defines model for UnpublishRequest.
+type UnpublishRequest struct {
+	Reason *string `json:"reason,omitempty"`
+}
+
+// RemoveFavoriteParams defines parameters for RemoveFavorite.
+type RemoveFavoriteParams struct {
+	ContainerId openapi_types.UUID `form:"container_id" json:"container_id"`
+}
+
+// ListFavoritesParams defines parameters for ListFavorites.
+type ListFavoritesParams struct {
+	FolderId *openapi_types.UUID `form:"folder_id,omitempty" json:"folder_id,omitempty"`
+	Page     *int                `form:"page,omitempty" json:"page,omitempty"`
+	PageSize *int                `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// ListTemplatesParams defines parameters for ListTemplates.
+type ListTemplatesParams struct {
+	Q          *string                    `form:"q,omitempty" json:"q,omitempty"`
+	CategoryId *openapi_types.UUID        `form:"category_id,omitempty" json:"category_id,omitempty"`
+	TagIds     *[]openapi_types.UUID      `form:"tag_ids,omitempty" json:"tag_ids,omitempty"`
+	Mode       *string                    `form:"mode,omitempty" json:"mode,omitempty"`
+	Aspect     *ListTemplatesParamsAspect `form:"aspect,omitempty" json:"aspect,omitempty"`
+	IsPremium  *bool                      `form:"is_premium,omitempty" json:"is_premium,omitempty"`
+	Sort       *ListTemplatesParamsSort   `form:"sort,omitempty" json:"sort,omitempty"`
+	Page       *int                       `form:"page,omitempty" json:"page,omitempty"`
+	PageSize   *int                       `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// ListTemplatesParamsAspect defines parameters for ListTemplates.
+type ListTemplatesParamsAspect string
+
+// ListTemplatesParamsSort defines parameters for ListTemplates.
+type ListTemplatesParamsSort string
+
+// ListRelatedTemplatesParams defines parameters for ListRelatedTemplates.
+type ListRelatedTemplatesParams struct {
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateCategoryJSONRequestBody defines body for CreateCategory for application/json ContentType.
+type CreateCategoryJSONRequestBody = CategoryCreate
+
+// CreateContainerJSONRequestBody defines body for CreateContainer for application/json ContentType.
+type CreateContainerJSONRequestBody = ContainerCreate
+
+// UpdateContainerJSONRequestBody defines body for UpdateContainer for application/json ContentType.
+type UpdateContainerJSONRequestBody = ContainerUpdate
+
+// UnpublishContainerJSONRequestBody defines body for UnpublishContainer for application/json ContentType.
+type UnpublishContainerJSONRequestBody = UnpublishRequest
+
+// AddFavoriteJSONRequestBody defines body for AddFavorite for application/json ContentType.
+type AddFavoriteJSONRequestBody = AddFavorite
+
+// CreateFavoriteFolderJSONRequestBody defines body for CreateFavoriteFolder for application/json ContentType.
+type CreateFavoriteFolderJSONRequestBody = CreateFavoriteFolder
+
+// CreateProjectJSONRequestBody defines body for CreateProject for application/json ContentType.
+type CreateProjectJSONRequestBody = ProjectCreate
+
+// UpdateProjectJSONRequestBody defines body for UpdateProject for application/json ContentType.
+type UpdateProjectJSONRequestBody = ProjectUpdate
+
+// CreatePresetStoryJSONRequestBody defines body for CreatePresetStory for application/json ContentType.
+type CreatePresetStoryJSONRequestBody = PresetStoryCreate
+
+// CreateSceneJSONRequestBody defines body for CreateScene for application/json ContentType.
+type CreateSceneJSONRequestBody = SceneCreate
+
+// CreateSharedColorJSONRequestBody defines body for CreateSharedColor for application/json ContentType.
+type CreateSharedColorJSONRequestBody = SharedColorCreate
+
+// CreateSharedLayerJSONRequestBody defines body for CreateSharedLayer for application/json ContentType.
+type CreateSharedLayerJSONRequestBody = SharedLayerCreate
+
+// UpdateSceneColorJSONRequestBody defines body for UpdateSceneColor for application/json ContentType.
+type UpdateSceneColorJSONRequestBody = SceneColorUpdate
+
+// UpdateSceneContentJSONRequestBody defines body for UpdateSceneContent for application/json ContentType.
+type UpdateSceneContentJSONRequestBody = SceneContentUpdate
+
+// UpdateSceneJSONRequestBody defines body for UpdateScene for application/json ContentType.
+type UpdateSceneJSONRequestBody = SceneUpdate
+
+// CreateSceneColorJSONRequestBody defines body for CreateSceneColor for application/json ContentType.
+type CreateSceneColorJSONRequestBody = SceneColorCreate
+
+// CreateSceneContentJSONRequestBody defines body for CreateSceneContent for application/json ContentType.
+type CreateSceneContentJSONRequestBody = SceneContentCreate
+
+// ReorderScenesJSONRequestBody defines body for ReorderScenes for application/json ContentType.
+type ReorderScenesJSONRequestBody = SceneReorder
+
+// CreateTagJSONRequestBody defines body for CreateTag for application/json ContentType.
+type CreateTagJSONRequestBody = TagCreate
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListCategories Every category, by position then name
+	// (GET /v1/categories)
+	ListCategories(ctx echo.Context) error
+	// CreateCategory Create a category (admin)
+	// (POST /v1/categories)
+	CreateCategory(ctx echo.Context) error
+	// CreateContainer Create a container (admin); it starts unpublished
+	// (POST /v1/containers)
+	CreateContainer(ctx echo.Context) error
+	// DeleteContainer Soft-delete a container (admin); it leaves the catalog and every read but stays in the database
+	// (DELETE /v1/containers/{container_id})
+	DeleteContainer(ctx echo.Context, containerId openapi_types.UUID) error
+	// UpdateContainer Change a container (admin); absent fields are kept, given id lists replace the old ones
+	// (PATCH /v1/containers/{container_id})
+	UpdateContainer(ctx echo.Context, containerId openapi_types.UUID) error
+	// PublishContainer Publish a container (admin); publishing a published one changes nothing
+	// (POST /v1/containers/{container_id}/publish)
+	PublishContainer(ctx echo.Context, containerId openapi_types.UUID) error
+	// UnpublishContainer Unpublish a container (admin), recording the optional reason
+	// (POST /v1/containers/{container_id}/unpublish)
+	UnpublishContainer(ctx echo.Context, containerId openapi_types.UUID) error
+	// RemoveFavorite Remove a template from the caller's favorites
+	// (DELETE /v1/favorites/containers)
+	RemoveFavorite(ctx echo.Context, params RemoveFavoriteParams) error
+	// ListFavorites The caller's favorite templates, newest first, optionally of one folder
+	// (GET /v1/favorites/containers)
+	ListFavorites(ctx echo.Context, params ListFavoritesParams) error
+	// AddFavorite Add a template to the caller's favorites, optionally in a folder with a note
+	// (POST /v1/favorites/containers)
+	AddFavorite(ctx echo.Context) error
+	// ListFavoriteFolders The caller's favorite folders, oldest first, with their item counts
+	// (GET /v1/favorites/folders)
+	ListFavoriteFolders(ctx echo.Context) error
+	// CreateFavoriteFolder Create a favorite folder for the caller
+	// (POST /v1/favorites/folders)
+	CreateFavoriteFolder(ctx echo.Context) error
+	// GetPresetStory A preset story with its scenes and values
+	// (GET /v1/preset-stories/{preset_story_id})
+	GetPresetStory(ctx echo.Context, presetStoryId openapi_types.UUID) error
+	// CreateProject Create a project (variant) of a container (admin)
+	// (POST /v1/projects)
+	CreateProject(ctx echo.Context) error
+	// DeleteProject Delete a project with its scenes and editor graph (admin)
+	// (DELETE /v1/projects/{project_id})
+	DeleteProject(ctx echo.Context, projectId openapi_types.UUID) error
+	// GetProject A project
+	// (GET /v1/projects/{project_id})
+	GetProject(ctx echo.Context, projectId openapi_types.UUID) error
+	// UpdateProject Change a project (admin); absent fields are kept
+	// (PATCH /v1/projects/{project_id})
+	UpdateProject(ctx echo.Context, projectId openapi_types.UUID) error
+	// GetProjectFull The whole editor graph of a project, read in a fixed number of queries
+	// (GET /v1/projects/{project_id}/full)
+	GetProjectFull(ctx echo.Context, projectId openapi_types.UUID) error
+	// ListPresetStories The preset stories of a project in order
+	// (GET /v1/projects/{project_id}/preset-stories)
+	ListPresetStories(ctx echo.Context, projectId openapi_types.UUID) error
+	// CreatePresetStory Add a preset story to a project (admin)
+	// (POST /v1/projects/{project_id}/preset-stories)
+	CreatePresetStory(ctx echo.Context, projectId openapi_types.UUID) error
+	// ListScenes The scenes of a project in order
+	// (GET /v1/projects/{project_id}/scenes)
+	ListScenes(ctx echo.Context, projectId openapi_types.UUID) error
+	// CreateScene Add a scene at the end of a project (admin); at most 500 per project (409)
+	// (POST /v1/projects/{project_id}/scenes)
+	CreateScene(ctx echo.Context, projectId openapi_types.UUID) error
+	// ListSharedColors The shared colors of a project, by key
+	// (GET /v1/projects/{project_id}/shared-colors)
+	ListSharedColors(ctx echo.Context, projectId openapi_types.UUID) error
+	// CreateSharedColor Add a shared color to a project (admin); at most 500 per project (409)
+	// (POST /v1/projects/{project_id}/shared-colors)
+	CreateSharedColor(ctx echo.Context, projectId openapi_types.UUID) error
+	// ListSharedLayers The shared layers of a project, by key
+	// (GET /v1/projects/{project_id}/shared-layers)
+	ListSharedLayers(ctx echo.Context, projectId openapi_types.UUID) error
+	// CreateSharedLayer Add a shared layer to a project (admin); at most 500 per project (409)
+	// (POST /v1/projects/{project_id}/shared-layers)
+	CreateSharedLayer(ctx echo.Context, projectId openapi_types.UUID) error
+	// DeleteSceneColor Delete a color element (admin)
+	// (DELETE /v1/scene-colors/{element_id})
+	DeleteSceneColor(ctx echo.Context, elementId openapi_types.UUID) error
+	// UpdateSceneColor Change a color element (admin); absent fields are kept
+	// (PATCH /v1/scene-colors/{element_id})
+	UpdateSceneColor(ctx echo.Context, elementId openapi_types.UUID) error
+	// DeleteSceneContent Delete a content element (admin)
+	// (DELETE /v1/scene-contents/{element_id})
+	DeleteSceneContent(ctx echo.Context, elementId openapi_types.UUID) error
+	// UpdateSceneContent Change a content element (admin); absent fields are kept
+	// (PATCH /v1/scene-contents/{element_id})
+	UpdateSceneContent(ctx echo.Context, elementId openapi_types.UUID) error
+	// DeleteScene Delete a scene and its elements (admin)
+	// (DELETE /v1/scenes/{scene_id})
+	DeleteScene(ctx echo.Context, sceneId openapi_types.UUID) error
+	// GetScene A scene with its elements
+	// (GET /v1/scenes/{scene_id})
+	GetScene(ctx echo.Context, sceneId openapi_types.UUID) error
+	// UpdateScene Change a scene (admin); absent fields are kept
+	// (PATCH /v1/scenes/{scene_id})
+	UpdateScene(ctx echo.Context, sceneId openapi_types.UUID) error
+	// CreateSceneColor Add a color element to a scene (admin); at most 500 per scene (409)
+	// (POST /v1/scenes/{scene_id}/colors)
+	CreateSceneColor(ctx echo.Context, sceneId openapi_types.UUID) error
+	// CreateSceneContent Add a content element to a scene (admin); at most 500 per scene (409)
+	// (POST /v1/scenes/{scene_id}/contents)
+	CreateSceneContent(ctx echo.Context, sceneId openapi_types.UUID) error
+	// ListSceneElements The content, color, character and repeater elements of a scene
+	// (GET /v1/scenes/{scene_id}/elements)
+	ListSceneElements(ctx echo.Context, sceneId openapi_types.UUID) error
+	// ReorderScenes Reorder all the scenes of this scene's project at once (admin)
+	// (POST /v1/scenes/{scene_id}/reorder)
+	ReorderScenes(ctx echo.Context, sceneId openapi_types.UUID) error
 	// ListTags Every tag, ordered by name
 	// (GET /v1/tags)
 	ListTags(ctx echo.Context) error
+	// CreateTag Create a tag (admin)
+	// (POST /v1/tags)
+	CreateTag(ctx echo.Context) error
+	// ListTemplates Browse the catalog of published templates
+	// (GET /v1/templates)
+	ListTemplates(ctx echo.Context, params ListTemplatesParams) error
+	// ListTemplateProjects The published projects (variants) of a published template
+	// (GET /v1/templates/{container_id}/projects)
+	ListTemplateProjects(ctx echo.Context, containerId openapi_types.UUID) error
+	// ListRelatedTemplates Published templates sharing categories or tags with this one
+	// (GET /v1/templates/{container_id}/related)
+	ListRelatedTemplates(ctx echo.Context, containerId openapi_types.UUID, params ListRelatedTemplatesParams) error
+	// GetTemplate A published template by slug or id, with its projects, categories and tags
+	// (GET /v1/templates/{slug_or_id})
+	GetTemplate(ctx echo.Context, slugOrId string) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListCategories converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCategories(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCategories(ctx)
+	return err
+}
+
+// CreateCategory converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCategory(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCategory(ctx)
+	return err
+}
+
+// CreateContainer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateContainer(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateContainer(ctx)
+	return err
+}
+
+// DeleteContainer converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteContainer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteContainer(ctx, containerId)
+	return err
+}
+
+// UpdateContainer converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateContainer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateContainer(ctx, containerId)
+	return err
+}
+
+// PublishContainer converts echo context to params.
+func (w *ServerInterfaceWrapper) PublishContainer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PublishContainer(ctx, containerId)
+	return err
+}
+
+// UnpublishContainer converts echo context to params.
+func (w *ServerInterfaceWrapper) UnpublishContainer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnpublishContainer(ctx, containerId)
+	return err
+}
+
+// RemoveFavorite converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveFavorite(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RemoveFavoriteParams
+	// ------------- Required query parameter "container_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "container_id", ctx.QueryParams(), &params.ContainerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveFavorite(ctx, params)
+	return err
+}
+
+// ListFavorites converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFavorites(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListFavoritesParams
+	// ------------- Optional query parameter "folder_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "folder_id", ctx.QueryParams(), &params.FolderId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter folder_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFavorites(ctx, params)
+	return err
+}
+
+// AddFavorite converts echo context to params.
+func (w *ServerInterfaceWrapper) AddFavorite(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddFavorite(ctx)
+	return err
+}
+
+// ListFavoriteFolders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFavoriteFolders(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFavoriteFolders(ctx)
+	return err
+}
+
+// CreateFavoriteFolder converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFavoriteFolder(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFavoriteFolder(ctx)
+	return err
+}
+
+// GetPresetStory converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPresetStory(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "preset_story_id" -------------
+	var presetStoryId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "preset_story_id", ctx.Param("preset_story_id"), &presetStoryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter preset_story_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPresetStory(ctx, presetStoryId)
+	return err
+}
+
+// CreateProject converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProject(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProject(ctx)
+	return err
+}
+
+// DeleteProject converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteProject(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteProject(ctx, projectId)
+	return err
+}
+
+// GetProject converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProject(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProject(ctx, projectId)
+	return err
+}
+
+// UpdateProject converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateProject(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateProject(ctx, projectId)
+	return err
+}
+
+// GetProjectFull converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProjectFull(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProjectFull(ctx, projectId)
+	return err
+}
+
+// ListPresetStories converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPresetStories(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPresetStories(ctx, projectId)
+	return err
+}
+
+// CreatePresetStory converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePresetStory(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePresetStory(ctx, projectId)
+	return err
+}
+
+// ListScenes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListScenes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListScenes(ctx, projectId)
+	return err
+}
+
+// CreateScene converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateScene(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateScene(ctx, projectId)
+	return err
+}
+
+// ListSharedColors converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSharedColors(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSharedColors(ctx, projectId)
+	return err
+}
+
+// CreateSharedColor converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSharedColor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSharedColor(ctx, projectId)
+	return err
+}
+
+// ListSharedLayers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSharedLayers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSharedLayers(ctx, projectId)
+	return err
+}
+
+// CreateSharedLayer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSharedLayer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "project_id" -------------
+	var projectId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "project_id", ctx.Param("project_id"), &projectId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSharedLayer(ctx, projectId)
+	return err
+}
+
+// DeleteSceneColor converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSceneColor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "element_id" -------------
+	var elementId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "element_id", ctx.Param("element_id"), &elementId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter element_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSceneColor(ctx, elementId)
+	return err
+}
+
+// UpdateSceneColor converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSceneColor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "element_id" -------------
+	var elementId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "element_id", ctx.Param("element_id"), &elementId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter element_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSceneColor(ctx, elementId)
+	return err
+}
+
+// DeleteSceneContent converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSceneContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "element_id" -------------
+	var elementId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "element_id", ctx.Param("element_id"), &elementId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter element_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSceneContent(ctx, elementId)
+	return err
+}
+
+// UpdateSceneContent converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSceneContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "element_id" -------------
+	var elementId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "element_id", ctx.Param("element_id"), &elementId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter element_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSceneContent(ctx, elementId)
+	return err
+}
+
+// DeleteScene converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteScene(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteScene(ctx, sceneId)
+	return err
+}
+
+// GetScene converts echo context to params.
+func (w *ServerInterfaceWrapper) GetScene(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetScene(ctx, sceneId)
+	return err
+}
+
+// UpdateScene converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateScene(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateScene(ctx, sceneId)
+	return err
+}
+
+// CreateSceneColor converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSceneColor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSceneColor(ctx, sceneId)
+	return err
+}
+
+// CreateSceneContent converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSceneContent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSceneContent(ctx, sceneId)
+	return err
+}
+
+// ListSceneElements converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSceneElements(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSceneElements(ctx, sceneId)
+	return err
+}
+
+// ReorderScenes converts echo context to params.
+func (w *ServerInterfaceWrapper) ReorderScenes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "scene_id" -------------
+	var sceneId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "scene_id", ctx.Param("scene_id"), &sceneId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReorderScenes(ctx, sceneId)
+	return err
 }
 
 // ListTags converts echo context to params.
@@ -52,6 +1702,146 @@ func (w *ServerInterfaceWrapper) ListTags(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListTags(ctx)
+	return err
+}
+
+// CreateTag converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTag(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTag(ctx)
+	return err
+}
+
+// ListTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTemplates(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTemplatesParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "category_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category_id", ctx.QueryParams(), &params.CategoryId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "tag_ids" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tag_ids", ctx.QueryParams(), &params.TagIds, runtime.BindQueryParameterOptions{Type: "array", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tag_ids: %s", err))
+	}
+
+	// ------------- Optional query parameter "mode" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "mode", ctx.QueryParams(), &params.Mode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter mode: %s", err))
+	}
+
+	// ------------- Optional query parameter "aspect" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "aspect", ctx.QueryParams(), &params.Aspect, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter aspect: %s", err))
+	}
+
+	// ------------- Optional query parameter "is_premium" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "is_premium", ctx.QueryParams(), &params.IsPremium, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter is_premium: %s", err))
+	}
+
+	// ------------- Optional query parameter "sort" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sort", ctx.QueryParams(), &params.Sort, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sort: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTemplates(ctx, params)
+	return err
+}
+
+// ListTemplateProjects converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTemplateProjects(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTemplateProjects(ctx, containerId)
+	return err
+}
+
+// ListRelatedTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRelatedTemplates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "container_id" -------------
+	var containerId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "container_id", ctx.Param("container_id"), &containerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter container_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRelatedTemplatesParams
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRelatedTemplates(ctx, containerId, params)
+	return err
+}
+
+// GetTemplate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTemplate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "slug_or_id" -------------
+	var slugOrId string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "slug_or_id", ctx.Param("slug_or_id"), &slugOrId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slug_or_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTemplate(ctx, slugOrId)
 	return err
 }
 
@@ -103,5 +1893,47 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/v1/tags", wrapper.ListTags, options.OperationMiddlewares["listTags"]...)
+	router.POST(options.BaseURL+"/v1/tags", wrapper.CreateTag, options.OperationMiddlewares["createTag"]...)
+	router.GET(options.BaseURL+"/v1/templates", wrapper.ListTemplates, options.OperationMiddlewares["listTemplates"]...)
+	router.GET(options.BaseURL+"/v1/templates/:slug_or_id", wrapper.GetTemplate, options.OperationMiddlewares["getTemplate"]...)
+	router.GET(options.BaseURL+"/v1/templates/:container_id/projects", wrapper.ListTemplateProjects, options.OperationMiddlewares["listTemplateProjects"]...)
+	router.GET(options.BaseURL+"/v1/templates/:container_id/related", wrapper.ListRelatedTemplates, options.OperationMiddlewares["listRelatedTemplates"]...)
+	router.POST(options.BaseURL+"/v1/containers", wrapper.CreateContainer, options.OperationMiddlewares["createContainer"]...)
+	router.DELETE(options.BaseURL+"/v1/containers/:container_id", wrapper.DeleteContainer, options.OperationMiddlewares["deleteContainer"]...)
+	router.PATCH(options.BaseURL+"/v1/containers/:container_id", wrapper.UpdateContainer, options.OperationMiddlewares["updateContainer"]...)
+	router.POST(options.BaseURL+"/v1/containers/:container_id/publish", wrapper.PublishContainer, options.OperationMiddlewares["publishContainer"]...)
+	router.POST(options.BaseURL+"/v1/containers/:container_id/unpublish", wrapper.UnpublishContainer, options.OperationMiddlewares["unpublishContainer"]...)
+	router.GET(options.BaseURL+"/v1/categories", wrapper.ListCategories, options.OperationMiddlewares["listCategories"]...)
+	router.POST(options.BaseURL+"/v1/categories", wrapper.CreateCategory, options.OperationMiddlewares["createCategory"]...)
+	router.POST(options.BaseURL+"/v1/projects", wrapper.CreateProject, options.OperationMiddlewares["createProject"]...)
+	router.DELETE(options.BaseURL+"/v1/projects/:project_id", wrapper.DeleteProject, options.OperationMiddlewares["deleteProject"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id", wrapper.GetProject, options.OperationMiddlewares["getProject"]...)
+	router.PATCH(options.BaseURL+"/v1/projects/:project_id", wrapper.UpdateProject, options.OperationMiddlewares["updateProject"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id/full", wrapper.GetProjectFull, options.OperationMiddlewares["getProjectFull"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id/scenes", wrapper.ListScenes, options.OperationMiddlewares["listScenes"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/scenes", wrapper.CreateScene, options.OperationMiddlewares["createScene"]...)
+	router.DELETE(options.BaseURL+"/v1/scenes/:scene_id", wrapper.DeleteScene, options.OperationMiddlewares["deleteScene"]...)
+	router.GET(options.BaseURL+"/v1/scenes/:scene_id", wrapper.GetScene, options.OperationMiddlewares["getScene"]...)
+	router.PATCH(options.BaseURL+"/v1/scenes/:scene_id", wrapper.UpdateScene, options.OperationMiddlewares["updateScene"]...)
+	router.POST(options.BaseURL+"/v1/scenes/:scene_id/reorder", wrapper.ReorderScenes, options.OperationMiddlewares["reorderScenes"]...)
+	router.GET(options.BaseURL+"/v1/scenes/:scene_id/elements", wrapper.ListSceneElements, options.OperationMiddlewares["listSceneElements"]...)
+	router.POST(options.BaseURL+"/v1/scenes/:scene_id/contents", wrapper.CreateSceneContent, options.OperationMiddlewares["createSceneContent"]...)
+	router.DELETE(options.BaseURL+"/v1/scene-contents/:element_id", wrapper.DeleteSceneContent, options.OperationMiddlewares["deleteSceneContent"]...)
+	router.PATCH(options.BaseURL+"/v1/scene-contents/:element_id", wrapper.UpdateSceneContent, options.OperationMiddlewares["updateSceneContent"]...)
+	router.POST(options.BaseURL+"/v1/scenes/:scene_id/colors", wrapper.CreateSceneColor, options.OperationMiddlewares["createSceneColor"]...)
+	router.DELETE(options.BaseURL+"/v1/scene-colors/:element_id", wrapper.DeleteSceneColor, options.OperationMiddlewares["deleteSceneColor"]...)
+	router.PATCH(options.BaseURL+"/v1/scene-colors/:element_id", wrapper.UpdateSceneColor, options.OperationMiddlewares["updateSceneColor"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id/shared-layers", wrapper.ListSharedLayers, options.OperationMiddlewares["listSharedLayers"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/shared-layers", wrapper.CreateSharedLayer, options.OperationMiddlewares["createSharedLayer"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id/shared-colors", wrapper.ListSharedColors, options.OperationMiddlewares["listSharedColors"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/shared-colors", wrapper.CreateSharedColor, options.OperationMiddlewares["createSharedColor"]...)
+	router.GET(options.BaseURL+"/v1/projects/:project_id/preset-stories", wrapper.ListPresetStories, options.OperationMiddlewares["listPresetStories"]...)
+	router.POST(options.BaseURL+"/v1/projects/:project_id/preset-stories", wrapper.CreatePresetStory, options.OperationMiddlewares["createPresetStory"]...)
+	router.GET(options.BaseURL+"/v1/preset-stories/:preset_story_id", wrapper.GetPresetStory, options.OperationMiddlewares["getPresetStory"]...)
+	router.GET(options.BaseURL+"/v1/favorites/folders", wrapper.ListFavoriteFolders, options.OperationMiddlewares["listFavoriteFolders"]...)
+	router.POST(options.BaseURL+"/v1/favorites/folders", wrapper.CreateFavoriteFolder, options.OperationMiddlewares["createFavoriteFolder"]...)
+	router.DELETE(options.BaseURL+"/v1/favorites/containers", wrapper.RemoveFavorite, options.OperationMiddlewares["removeFavorite"]...)
+	router.GET(options.BaseURL+"/v1/favorites/containers", wrapper.ListFavorites, options.OperationMiddlewares["listFavorites"]...)
+	router.POST(options.BaseURL+"/v1/favorites/containers", wrapper.AddFavorite, options.OperationMiddlewares["addFavorite"]...)
 
 }

@@ -5,9 +5,7 @@ package catalogapi
 
 import (
 	"context"
-	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/authn"
@@ -18,20 +16,85 @@ import (
 // Catalog is what the handlers need of the catalog service.
 type Catalog interface {
 	Tags(ctx context.Context) ([]catalog.Tag, error)
+	CreateTag(ctx context.Context, slug, name string) (catalog.Tag, error)
+	Categories(ctx context.Context) ([]catalog.Category, error)
+	CreateCategory(ctx context.Context, in catalog.Category) (catalog.Category, error)
+	CreateContainer(ctx context.Context, f catalog.ContainerFields) (catalog.Container, error)
+	UpdateContainer(ctx context.Context, id string, f catalog.ContainerFields) (catalog.Container, error)
+	DeleteContainer(ctx context.Context, id string) error
+	Publish(ctx context.Context, id, actor string) error
+	Unpublish(ctx context.Context, id, reason, actor string) error
+	Templates(ctx context.Context, f catalog.TemplateFilter) (catalog.TemplatePage, error)
+	Template(ctx context.Context, slugOrID string) (catalog.TemplateDetail, error)
+	TemplateProjects(ctx context.Context, containerID string) ([]catalog.Project, error)
+	RelatedTemplates(ctx context.Context, containerID string, limit *int) ([]catalog.TemplateCard, error)
+	CreateProject(ctx context.Context, f catalog.ProjectFields) (catalog.Project, error)
+	Project(ctx context.Context, id string, privileged bool) (catalog.Project, error)
+	UpdateProject(ctx context.Context, id string, f catalog.ProjectFields) (catalog.Project, error)
+	DeleteProject(ctx context.Context, id string) error
 }
 
 // Handler implements ServerInterface.
 type Handler struct {
-	catalog Catalog
+	catalog   Catalog
+	editor    Editor
+	favorites Favorites
 }
 
 // NewHandler returns a Handler.
-func NewHandler(c Catalog) *Handler { return &Handler{catalog: c} }
+func NewHandler(c Catalog, e Editor, f Favorites) *Handler {
+	return &Handler{catalog: c, editor: e, favorites: f}
+}
 
-// Policies says who may call each operation of this package.
+// Policies says who may call each operation of this package: reads take a user or service
+// token, changes to the catalog and the editor graph need a platform administrator, and
+// favorites need a user's own access token.
 func Policies(v *authn.Verifier) httpx.Policies {
+	read, admin, user := httpx.Allow(v.UserOrService()), httpx.Allow(v.RequireAdmin()), httpx.Allow(v.RequireUser())
 	return httpx.Policies{
-		"listTags": httpx.Allow(v.UserOrService()),
+		"listTags":             read,
+		"createTag":            admin,
+		"listCategories":       read,
+		"createCategory":       admin,
+		"listTemplates":        read,
+		"getTemplate":          read,
+		"listTemplateProjects": read,
+		"listRelatedTemplates": read,
+		"createContainer":      admin,
+		"updateContainer":      admin,
+		"deleteContainer":      admin,
+		"publishContainer":     admin,
+		"unpublishContainer":   admin,
+		"createProject":        admin,
+		"getProject":           read,
+		"updateProject":        admin,
+		"deleteProject":        admin,
+		"getProjectFull":       read,
+		"listScenes":           read,
+		"createScene":          admin,
+		"getScene":             read,
+		"updateScene":          admin,
+		"deleteScene":          admin,
+		"reorderScenes":        admin,
+		"listSceneElements":    read,
+		"createSceneContent":   admin,
+		"updateSceneContent":   admin,
+		"deleteSceneContent":   admin,
+		"createSceneColor":     admin,
+		"updateSceneColor":     admin,
+		"deleteSceneColor":     admin,
+		"listSharedLayers":     read,
+		"createSharedLayer":    admin,
+		"listSharedColors":     read,
+		"createSharedColor":    admin,
+		"listPresetStories":    read,
+		"createPresetStory":    admin,
+		"getPresetStory":       read,
+		"listFavoriteFolders":  user,
+		"createFavoriteFolder": user,
+		"listFavorites":        user,
+		"addFavorite":          user,
+		"removeFavorite":       user,
 	}
 }
 
@@ -40,15 +103,17 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
-// ListTags answers every tag.
-func (h *Handler) ListTags(c echo.Context) error {
-	tags, err := h.catalog.Tags(c.Request().Context())
-	if err != nil {
-		return err
+// privileged reports whether the caller may read unpublished records: administrators and
+// services.
+func privileged(c echo.Context) bool {
+	cl := authn.FromContext(c)
+	return cl != nil && (cl.Admin || cl.IsService())
+}
+
+// actor names the caller for audit records.
+func actor(c echo.Context) string {
+	if cl := authn.FromContext(c); cl != nil {
+		return cl.Subject
 	}
-	data := make([]Tag, len(tags))
-	for i, t := range tags {
-		data[i] = Tag{Id: uuid.MustParse(t.ID), Slug: t.Slug, Name: t.Name}
-	}
-	return c.JSON(http.StatusOK, TagList{Data: data})
+	return ""
 }

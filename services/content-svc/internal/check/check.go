@@ -1,0 +1,120 @@
+// Package check collects input problems field by field, so that one apperr Invalid answer names
+// all of them.
+package check
+
+import (
+	"fmt"
+	"regexp"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Checker collects field problems; the zero value is ready to use.
+type Checker struct{ fields []apperr.FieldError }
+
+// Add records a problem with a field.
+func (c *Checker) Add(field, msg string) {
+	c.fields = append(c.fields, apperr.FieldError{Field: field, Message: msg})
+}
+
+// Text checks an optional string's length when it is given.
+func (c *Checker) Text(field string, v *string, max int) {
+	if v != nil && utf8.RuneCountInString(*v) > max {
+		c.Add(field, fmt.Sprintf("must be at most %d characters", max))
+	}
+}
+
+// Required checks that a string is given, not blank, and not longer than max.
+func (c *Checker) Required(field string, v *string, max int) {
+	if v == nil || *v == "" {
+		c.Add(field, "is required")
+		return
+	}
+	c.Text(field, v, max)
+}
+
+// Name checks an optional string that, when given, must not be blank.
+func (c *Checker) Name(field string, v *string, max int) {
+	if v != nil && *v == "" {
+		c.Add(field, "must not be empty")
+		return
+	}
+	c.Text(field, v, max)
+}
+
+// Slug checks an optional slug: lower-case letters, digits and single hyphens, at most 100 characters.
+func (c *Checker) Slug(field string, v *string) {
+	if v == nil {
+		return
+	}
+	if len(*v) > 100 || !slugPattern.MatchString(*v) {
+		c.Add(field, "must be lower-case letters, digits and single hyphens, at most 100 characters")
+	}
+}
+
+// IDs checks an optional list of at most max uuids.
+func (c *Checker) IDs(field string, v *[]string, max int) {
+	if v == nil {
+		return
+	}
+	if len(*v) > max {
+		c.Add(field, fmt.Sprintf("must hold at most %d ids", max))
+	}
+	for _, id := range *v {
+		if _, err := uuid.Parse(id); err != nil {
+			c.Add(field, "must hold uuids")
+			return
+		}
+	}
+}
+
+// Between checks an optional integer's range.
+func (c *Checker) Between(field string, v *int, lo, hi int) {
+	if v != nil && (*v < lo || *v > hi) {
+		c.Add(field, fmt.Sprintf("must be between %d and %d", lo, hi))
+	}
+}
+
+// NonNegative checks that an optional number is not negative.
+func (c *Checker) NonNegative(field string, v *float64) {
+	if v != nil && *v < 0 {
+		c.Add(field, "must not be negative")
+	}
+}
+
+// OneOf checks that an optional string is one of allowed.
+func (c *Checker) OneOf(field string, v *string, allowed []string) {
+	if v == nil {
+		return
+	}
+	for _, a := range allowed {
+		if *v == a {
+			return
+		}
+	}
+	c.Add(field, fmt.Sprintf("must be one of %v", allowed))
+}
+
+// Err answers an apperr Invalid error naming every problem, or nil when there is none.
+func (c *Checker) Err() error {
+	if len(c.fields) == 0 {
+		return nil
+	}
+	msg := "The request has invalid fields."
+	if len(c.fields) == 1 {
+		msg = fmt.Sprintf("Field %q %s.", c.fields[0].Field, c.fields[0].Message)
+	}
+	return apperr.E(apperr.Invalid, "invalid_field", msg).WithFields(c.fields...)
+}
+
+// Match checks that an optional string matches re; msg says what is expected.
+func (c *Checker) Match(field string, v *string, re *regexp.Regexp, msg string) {
+	if v != nil && !re.MatchString(*v) {
+		c.Add(field, msg)
+	}
+}

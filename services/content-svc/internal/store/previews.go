@@ -1,0 +1,255 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/blob"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/pgdb"
+	events "github.com/motionstudio/platform/proto-events"
+	contentv1 "github.com/motionstudio/platform/proto-events/gen/content/v1"
+	"github.com/motionstudio/platform/services/content-svc/internal/preview"
+)
+
+// Previews implements preview.Store; it queues jobs and writes events through the outbox.
+type Previews struct {
+	db     *gorm.DB
+	outbox *outbox.Writer
+}
+
+// NewPreviews returns a Previews store writing to the outbox through w.
+func NewPreviews(db *gorm.DB, w *outbox.Writer) *Previews { return &Previews{db: db, outbox: w} }
+
+type svgPreviewModel struct {
+	ID                string `gorm:"primaryKey"`
+	TargetType        string
+	TargetID          string
+	ColorKeys         []byte `gorm:"type:jsonb"`
+	ImageKey          string
+	ImageContentType  string
+	Status            string
+	SVGKey            string `gorm:"column:svg_key"`
+	SVGURL            string `gorm:"column:svg_url"`
+	FailureReason     string
+	DetectedColorKeys []byte `gorm:"type:jsonb"`
+	Attempts          int
+	LeaseOwner        string
+	LeaseUntil        *time.Time
+	CreatedAt         time.Time
+	UpdatedAt         time.Time
+	GeneratedAt       *time.Time
+}
+
+func (svgPreviewModel) TableName() string { return "svg_previews" }
+
+type colorKeyJSON struct {
+	ElementKey   string `json:"element_key"`
+	CurrentColor string `json:"current_color"`
+}
+
+func (m svgPreviewModel) toDomain() (preview.Preview, error) {
+	p := preview.Preview{
+		ID: m.ID, TargetType: m.TargetType, TargetID: m.TargetID, ImageKey: m.ImageKey, ImageContentType: m.ImageContentType,
+		Status: m.Status, SVGKey: m.SVGKey, SVGURL: m.SVGURL, FailureReason: m.FailureReason, Attempts: m.Attempts,
+		CreatedAt: m.CreatedAt, GeneratedAt: m.GeneratedAt,
+	}
+	var keys []colorKeyJSON
+	if err := json.Unmarshal(m.ColorKeys, &keys); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "", "decode svg preview color keys")
+	}
+	for _, k := range keys {
+		p.ColorKeys = append(p.ColorKeys, preview.ColorKey{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor})
+	}
+	if err := json.Unmarshal(m.DetectedColorKeys, &p.DetectedColorKeys); err != nil {
+		return p, apperr.Wrap(err, apperr.Internal, "", "decode svg preview detected keys")
+	}
+	return p, nil
+}
+
+// TargetExists returns NotFound unless the project (in a live container) or the scene (of
+// such a project) exists.
+func (s *Previews) TargetExists(ctx context.Context, targetType, targetID string) error {
+	q := s.db.WithContext(ctx).Table("projects p").Joins("JOIN containers c ON c.id = p.container_id").
+		Where("c.deleted_at IS NULL")
+	if targetType == preview.TargetScene {
+		q = q.Joins("JOIN scenes s ON s.project_id = p.id").Where("s.id = ?", targetID)
+	} else {
+		q = q.Where("p.id = ?", targetID)
+	}
+	var n int64
+	if err := q.Count(&n).Error; err != nil {
+		return pgdb.Translate(err, targetType)
+	}
+	if n == 0 {
+		return apperr.E(apperr.NotFound, "target_not_found", "the "+targetType+" does not exist")
+	}
+	return nil
+}
+
+// Create inserts p and queues its job in the same transaction.
+func (s *Previews) Create(ctx context.Context, p preview.Preview) error {
+	keys := make([]colorKeyJSON, len(p.ColorKeys))
+	for i, k := range p.ColorKeys {
+		keys[i] = colorKeyJSON{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor}
+	}
+	rawKeys, err := json.Marshal(keys)
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "", "encode svg preview color keys")
+	}
+	m := svgPreviewModel{
+		ID: p.ID, TargetType: p.TargetType, TargetID: p.TargetID, ColorKeys: rawKeys, ImageKey: p.ImageKey,
+		ImageContentType: p.ImageContentType, Status: p.Status, DetectedColorKeys: []byte("[]"),
+		CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt,
+	}
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := tx.Create(&m).Error; err != nil {
+			return pgdb.Translate(err, "svg preview")
+		}
+		return s.queue(ctx, tx, p.ID)
+	})
+}
+
+func (s *Previews) queue(ctx context.Context, tx *gorm.DB, id string) error {
+	_, err := s.outbox.Add(ctx, tx, events.SubjectSvgPreviewJob, events.SubjectSvgPreviewJob, &contentv1.SvgPreviewJob{PreviewId: id})
+	return err
+}
+
+// Get returns a preview. It returns NotFound for an unknown id.
+func (s *Previews) Get(ctx context.Context, id string) (preview.Preview, error) {
+	var row svgPreviewModel
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return preview.Preview{}, pgdb.Translate(err, "svg preview")
+	}
+	return row.toDomain()
+}
+
+// LatestForScene returns the scene's newest preview. It returns NotFound when it has none.
+func (s *Previews) LatestForScene(ctx context.Context, sceneID string) (preview.Preview, error) {
+	var row svgPreviewModel
+	err := s.db.WithContext(ctx).Where("target_type = ? AND target_id = ?", preview.TargetScene, sceneID).
+		Order("created_at DESC, id DESC").Take(&row).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return preview.Preview{}, apperr.E(apperr.NotFound, "no_svg_preview", "no svg preview was generated for this scene yet")
+	}
+	if err != nil {
+		return preview.Preview{}, pgdb.Translate(err, "svg preview")
+	}
+	return row.toDomain()
+}
+
+// Claim leases a Generating preview to owner until until and counts the attempt, in one
+// statement; ok is false when the preview is finished or another worker's lease is live.
+func (s *Previews) Claim(ctx context.Context, id, owner string, until time.Time) (preview.Preview, bool, error) {
+	var rows []svgPreviewModel
+	err := s.db.WithContext(ctx).Raw(`UPDATE svg_previews
+		SET lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = now()
+		WHERE id = ? AND status = 'Generating' AND (lease_until IS NULL OR lease_until < now())
+		RETURNING *`, owner, until, id).Scan(&rows).Error
+	if err != nil {
+		return preview.Preview{}, false, pgdb.Translate(err, "svg preview")
+	}
+	if len(rows) == 0 {
+		return preview.Preview{}, false, nil
+	}
+	p, err := rows[0].toDomain()
+	return p, err == nil, err
+}
+
+// Release drops owner's lease on the preview.
+func (s *Previews) Release(ctx context.Context, id, owner string) error {
+	return pgdb.Translate(s.db.WithContext(ctx).Model(&svgPreviewModel{}).
+		Where("id = ? AND lease_owner = ? AND status = 'Generating'", id, owner).
+		Updates(map[string]any{"lease_until": nil, "updated_at": time.Now().UTC()}).Error, "svg preview")
+}
+
+// Finish records p's terminal state and its generated event in one transaction, if owner
+// still holds the lease; otherwise it changes nothing.
+func (s *Previews) Finish(ctx context.Context, p preview.Preview, owner string) error {
+	detected, err := json.Marshal(nonNil(p.DetectedColorKeys))
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "", "encode svg preview detected keys")
+	}
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		res := tx.Model(&svgPreviewModel{}).Where("id = ? AND lease_owner = ? AND status = 'Generating'", p.ID, owner).
+			Updates(map[string]any{
+				"status": p.Status, "svg_key": p.SVGKey, "svg_url": p.SVGURL, "failure_reason": p.FailureReason,
+				"detected_color_keys": detected, "generated_at": p.GeneratedAt, "lease_until": nil, "updated_at": time.Now().UTC(),
+			})
+		if res.Error != nil || res.RowsAffected == 0 {
+			return pgdb.Translate(res.Error, "svg preview")
+		}
+		ev := &contentv1.SvgPreviewGenerated{
+			PreviewId: p.ID, TargetType: p.TargetType, TargetId: p.TargetID, Status: p.Status, SvgUrl: p.SVGURL,
+			FailureReason: p.FailureReason, ColorKeys: p.DetectedColorKeys,
+		}
+		if p.GeneratedAt != nil {
+			ev.GeneratedAt = timestamppb.New(*p.GeneratedAt)
+		}
+		_, err := s.outbox.Add(ctx, tx, events.SubjectSvgPreviewGenerated, events.SubjectSvgPreviewGenerated, ev)
+		return err
+	})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// Requeue queues a new job for up to limit previews Generating with no live lease and not
+// touched since before, and returns how many it queued.
+func (s *Previews) Requeue(ctx context.Context, before time.Time, limit int) (int, error) {
+	n := 0
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		var ids []string
+		if err := tx.Model(&svgPreviewModel{}).Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
+			Where("status = 'Generating' AND updated_at < ? AND (lease_until IS NULL OR lease_until < now())", before).
+			Order("updated_at").Limit(limit).Pluck("id", &ids).Error; err != nil {
+			return pgdb.Translate(err, "svg preview")
+		}
+		for _, id := range ids {
+			if err := s.queue(ctx, tx, id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		if n == 0 {
+			return nil
+		}
+		return pgdb.Translate(tx.Model(&svgPreviewModel{}).Where("id IN ?", ids).Update("updated_at", time.Now().UTC()).Error, "svg preview")
+	})
+	return n, err
+}
+
+// PreviewObjects adapts the blob store to preview.Objects.
+type PreviewObjects struct{ *Objects }
+
+// NewPreviewObjects returns a PreviewObjects over s.
+func NewPreviewObjects(s *blob.Store) *PreviewObjects { return &PreviewObjects{Objects: NewObjects(s)} }
+
+// Read reads the whole object at key, refusing objects over limit bytes.
+func (o *PreviewObjects) Read(ctx context.Context, key string, limit int64) ([]byte, error) {
+	rc, info, err := o.Store.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	if info.Size > limit {
+		return nil, apperr.E(apperr.TooLarge, "object_too_large", "the stored image is larger than the limit")
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "", "read "+key)
+	}
+	return data, nil
+}

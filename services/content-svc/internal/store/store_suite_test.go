@@ -1,0 +1,26 @@
+package store_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/testkit"
+	"github.com/motionstudio/platform/services/content-svc/internal/store"
+)
+
+func TestStore(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "content-svc store")
+}
+
+var (
+	db  *gorm.DB
+	dsn string
+)
+
+var _ = BeforeSuite(func() {
+	db, dsn = testkit.NewDatabase("content_store", store.Migrations)
+})

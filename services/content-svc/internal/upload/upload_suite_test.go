@@ -1,0 +1,13 @@
+package upload_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestUpload(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "upload")
+}
