@@ -115,7 +115,7 @@ var _ = Describe("the streams", func() {
 		for _, st := range events.Streams() {
 			Expect(st.Name).To(MatchRegexp(valid))
 		}
-		for _, d := range []string{events.DurableWebhookFanout, events.DurableWebhookDelivery,
+		for _, d := range []string{events.DurableWebhookFanout, events.DurableWebhookDelivery, events.DurableQuestProgress,
 			events.DurableSvgPreviewWorker, events.DurableAgentRunWorker} {
 			Expect(d).To(MatchRegexp(valid))
 		}

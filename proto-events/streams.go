@@ -18,6 +18,9 @@ const (
 	DurableWebhookFanout = "identity_webhook_fanout"
 	// DurableWebhookDelivery is identity-svc's webhook delivery worker.
 	DurableWebhookDelivery = "identity_webhook_delivery"
+	// DurableQuestProgress is identity-svc's consumer of identity events that advances quests
+	// (user.registered, payment.confirmed, plan.activated).
+	DurableQuestProgress = "identity_quest_progress"
 	// DurableSvgPreviewWorker is content-svc's SVG preview worker.
 	DurableSvgPreviewWorker = "content_svg_preview_worker"
 	// DurableAgentRunWorker is agentteam-svc's agent-run worker.

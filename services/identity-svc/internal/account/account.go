@@ -63,6 +63,34 @@ type User struct {
 	MaxDailyRenderCount      int
 	ParallelRenderingCeiling int
 	UsedStorageBytes         int64
+
+	Profile Profile
+
+	// BannedAt is set while the user is banned; BannedUntil is the end of a temporary ban
+	// (nil for a ban without end).
+	BannedAt    *time.Time
+	BannedUntil *time.Time
+	BanReason   *string
+}
+
+// Profile is what a user tells about themselves and how they want to be told things.
+type Profile struct {
+	Slogan, AboutMe, CompanyName, WebsiteName *string
+	BirthDate                                 *time.Time
+	Gender                                    *string
+	EmailTellMe, SMSTellMe, PushTellMe        bool
+	TelegramTellMe                            bool
+	AvatarID                                  *string
+}
+
+// DefaultProfile is the profile of a new user: notified by email, SMS and push, not Telegram.
+func DefaultProfile() Profile {
+	return Profile{EmailTellMe: true, SMSTellMe: true, PushTellMe: true}
+}
+
+// Banned reports whether the user is banned at t.
+func (u *User) Banned(t time.Time) bool {
+	return u.BannedAt != nil && (u.BannedUntil == nil || t.Before(*u.BannedUntil))
 }
 
 // Store persists tenants and users. Lookups return apperr NotFound; inserts return apperr
@@ -166,6 +194,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	u := &User{
 		ID: s.newID(), TenantID: tenant.ID, Email: &email, RegisterMode: "Email", PasswordHash: hash,
 		IsAdmin: in.Admin, IsTenantAdmin: in.TenantAdmin, LastActive: now, RegisteredAt: now,
+		Profile: DefaultProfile(), ParallelRenderingCeiling: 1,
 	}
 	if name := strings.TrimSpace(in.FullName); name != "" {
 		u.FullName = &name

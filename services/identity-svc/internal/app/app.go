@@ -25,11 +25,11 @@ import (
 	"github.com/motionstudio/platform/pkg/redisx"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
-	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
-	"github.com/motionstudio/platform/services/identity-svc/internal/password"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/billingapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
@@ -45,6 +45,10 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
+	// accounts are the user, tenant, API key and webhook parts (accounts.go).
+	accounts *accountParts
+	// billing are the plan, payment, discount, quest and gift parts (billing.go).
+	billing *billingParts
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -93,9 +97,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	accounts := account.NewService(store.NewAccounts(a.db), password.NewHasher(password.Default), now, newID)
+	writer := outbox.NewWriter(events.SourceIdentity)
 	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
+	authHandler, sessions, err := newAuthHandler(a, cfg, issuer, limiter)
+	if err != nil {
+		return nil, err
+	}
 
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
@@ -109,15 +117,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
-	policies, err := httpx.Merge(httpapi.Policies(), accountapi.Policies(verifier))
+	policies, err := httpx.Merge(httpapi.Policies(), accountapi.Policies(verifier), authapi.Policies(verifier), billingapi.Policies(verifier))
 	if err != nil {
 		return nil, err
 	}
+	policies = authapi.LiveSessions(policies, sessions)
 	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
 	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
-	accountapi.Register(a.server.Echo, accountapi.NewHandler(accounts), policies)
+	if a.accounts, err = newAccountParts(a, cfg, writer, limiter); err != nil {
+		return nil, err
+	}
+	accountapi.Register(a.server.Echo, a.accounts.handler, policies)
+	authapi.Register(a.server.Echo, authHandler, policies)
+	a.billing = newBillingParts(a, cfg, writer)
+	billingapi.Register(a.server.Echo, a.billing.handler, policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
@@ -131,6 +146,12 @@ func (a *App) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
+	for _, w := range a.accounts.workers {
+		g.Go(func() error { return w(ctx) })
+	}
+	for _, w := range a.billing.workers {
+		g.Go(func() error { return w(ctx) })
+	}
 	return g.Wait()
 }
 

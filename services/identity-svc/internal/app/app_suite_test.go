@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"testing"
 	"time"
@@ -58,8 +59,14 @@ var _ = BeforeSuite(func() {
 	cfg.GenerateSigningKey = false
 	cfg.ServiceClients = clientID + ":" + clientSecret
 	cfg.TokenRateLimit = tokenLimit
+	cfg.HTTP.TrustedProxies = []string{"127.0.0.0/8"}
+	configureTestIdP(&cfg)
+	cfg.Auth.RefreshReuseGrace = 0
+	cfg.Auth.LoginPerIP, cfg.Auth.RegisterPerIP, cfg.Auth.LoginPerAccount = authIPLimit, authIPLimit, authAccountLimit
 
-	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
+	configureAccounts(&cfg)
+	configureBilling(&cfg)
+	log := slog.New(slog.NewJSONHandler(io.MultiWriter(GinkgoWriter, serviceLog), nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	Expect(app.Migrate(ctx, cfg, log)).To(Succeed())
 	a, err := app.New(ctx, cfg, log)
@@ -73,7 +80,8 @@ var _ = BeforeSuite(func() {
 		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
 		a.Close()
 	})
-	client = testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
+	serviceBase = "http://" + addr.String()
+	client = testkit.NewAPI(serviceBase, api.OpenAPI)
 	Eventually(func() int { return client.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
 })
 

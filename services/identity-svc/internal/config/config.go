@@ -34,6 +34,16 @@ type Config struct {
 	ServiceClients string `env:"SERVICE_CLIENTS"`
 	// TokenRateLimit is the number of token requests per minute allowed per client address.
 	TokenRateLimit int `env:"TOKEN_RATE_LIMIT_PER_MIN" default:"60"`
+
+	// BalanceCurrency is the ISO 4217 currency of user balances.
+	BalanceCurrency string `env:"BALANCE_CURRENCY" default:"USD"`
+
+	// Auth configures registration, login and sessions (internal/config/auth.go).
+	Auth Auth
+	// Account configures tenants, API keys and webhooks (internal/config/account.go).
+	Account Account
+	// Billing configures plans, payments and gateways (internal/config/billing.go).
+	Billing Billing
 }
 
 // Load reads the environment and fills local-development defaults.

@@ -79,6 +79,20 @@ type userModel struct {
 	MaxDailyRenderCount      int
 	ParallelRenderingCeiling int
 	UsedStorageBytes         int64
+	Slogan                   *string
+	AboutMe                  *string
+	CompanyName              *string
+	WebsiteName              *string
+	BirthDate                *time.Time `gorm:"type:date"`
+	Gender                   *string
+	EmailTellMe              bool
+	SmsTellMe                bool
+	PushTellMe               bool
+	TelegramTellMe           bool
+	AvatarID                 *string
+	BannedAt                 *time.Time
+	BannedUntil              *time.Time
+	BanReason                *string
 }
 
 func (userModel) TableName() string { return "users" }
@@ -92,6 +106,11 @@ func toUserModel(u *account.User) userModel {
 		AffiliateBalanceMinor: u.AffiliateBalanceMinor, LoyaltyScore: u.LoyaltyScore,
 		DailyRemainRenderCount: u.DailyRemainRenderCount, MaxDailyRenderCount: u.MaxDailyRenderCount,
 		ParallelRenderingCeiling: u.ParallelRenderingCeiling, UsedStorageBytes: u.UsedStorageBytes,
+		Slogan: u.Profile.Slogan, AboutMe: u.Profile.AboutMe, CompanyName: u.Profile.CompanyName,
+		WebsiteName: u.Profile.WebsiteName, BirthDate: u.Profile.BirthDate, Gender: u.Profile.Gender,
+		EmailTellMe: u.Profile.EmailTellMe, SmsTellMe: u.Profile.SMSTellMe, PushTellMe: u.Profile.PushTellMe,
+		TelegramTellMe: u.Profile.TelegramTellMe, AvatarID: u.Profile.AvatarID,
+		BannedAt: u.BannedAt, BannedUntil: u.BannedUntil, BanReason: u.BanReason,
 	}
 }
 
@@ -104,6 +123,12 @@ func (m userModel) toDomain() *account.User {
 		AffiliateBalanceMinor: m.AffiliateBalanceMinor, LoyaltyScore: m.LoyaltyScore,
 		DailyRemainRenderCount: m.DailyRemainRenderCount, MaxDailyRenderCount: m.MaxDailyRenderCount,
 		ParallelRenderingCeiling: m.ParallelRenderingCeiling, UsedStorageBytes: m.UsedStorageBytes,
+		Profile: account.Profile{
+			Slogan: m.Slogan, AboutMe: m.AboutMe, CompanyName: m.CompanyName, WebsiteName: m.WebsiteName,
+			BirthDate: m.BirthDate, Gender: m.Gender, EmailTellMe: m.EmailTellMe, SMSTellMe: m.SmsTellMe,
+			PushTellMe: m.PushTellMe, TelegramTellMe: m.TelegramTellMe, AvatarID: m.AvatarID,
+		},
+		BannedAt: m.BannedAt, BannedUntil: m.BannedUntil, BanReason: m.BanReason,
 	}
 }
 

@@ -3,34 +3,68 @@
 package accountapi
 
 import (
-	"context"
-	"net/http"
-
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
-// Accounts is what the handlers need of the account service.
-type Accounts interface {
-	User(ctx context.Context, tenantID, userID string) (*account.User, error)
+// Deps are the domain services the handlers call.
+type Deps struct {
+	Users    Users
+	Tenants  Tenants
+	APIKeys  APIKeys
+	Webhooks Webhooks
+	// Currency is the ISO 4217 code of balances.
+	Currency string
 }
 
 // Handler implements ServerInterface.
 type Handler struct {
-	accounts Accounts
+	users    Users
+	tenants  Tenants
+	apiKeys  APIKeys
+	webhooks Webhooks
+	currency string
 }
 
 // NewHandler returns a Handler.
-func NewHandler(accounts Accounts) *Handler { return &Handler{accounts: accounts} }
+func NewHandler(d Deps) *Handler {
+	return &Handler{users: d.Users, tenants: d.Tenants, apiKeys: d.APIKeys, webhooks: d.Webhooks, currency: d.Currency}
+}
 
-// Policies says who may call each operation of this package.
+// Policies says who may call each operation of this package. Admin operations admit every
+// user token; the domain decides between platform admins, tenant admins and others, so that
+// a tenant admin is confined to their own tenant.
 func Policies(v *authn.Verifier) httpx.Policies {
+	user := httpx.Allow(v.RequireUser())
+	either := httpx.Allow(v.UserOrService())
 	return httpx.Policies{
-		"getMe": httpx.Allow(v.RequireUser()),
+		"listTenants":           user,
+		"createTenant":          either,
+		"getTenantBySlug":       either,
+		"getTenant":             either,
+		"updateTenant":          user,
+		"getTenantBranding":     either,
+		"putTenantBranding":     user,
+		"verifyTenantDomain":    user,
+		"getTenantUsage":        either,
+		"listApiKeys":           user,
+		"createApiKey":          user,
+		"revokeApiKey":          user,
+		"validateApiKey":        httpx.Allow(v.RequireService()),
+		"listWebhooks":          user,
+		"createWebhook":         user,
+		"deleteWebhook":         user,
+		"listWebhookDeliveries": user,
+		"getMe":                 user,
+		"updateMe":              user,
+		"getMyBalance":          user,
+		"setMyAvatar":           user,
+		"getUser":               user,
+		"listUsers":             user,
+		"banUser":               user,
 	}
 }
 
@@ -39,37 +73,40 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
-// GetMe answers the calling user.
-func (h *Handler) GetMe(c echo.Context) error {
-	claims := authn.FromContext(c)
-	u, err := h.accounts.User(c.Request().Context(), claims.TenantID, claims.Subject)
-	if err != nil {
-		return err
+// actorOf is the caller the policy admitted.
+func actorOf(c echo.Context) actor.Actor {
+	cl := authn.FromContext(c)
+	if cl == nil {
+		return actor.Actor{}
 	}
-	return c.JSON(http.StatusOK, toUserResponse(u))
+	if cl.IsService() {
+		return actor.Actor{Service: true}
+	}
+	return actor.Actor{UserID: cl.Subject, TenantID: cl.TenantID, PlatformAdmin: cl.Admin, TenantAdmin: cl.TenantAdmin}
 }
 
-func toUserResponse(u *account.User) User {
-	return User{
-		Id:                       uuid.MustParse(u.ID),
-		TenantId:                 uuid.MustParse(u.TenantID),
-		Email:                    u.Email,
-		EmailVerified:            u.EmailVerified,
-		PhoneNumber:              u.Phone,
-		PhoneVerified:            u.PhoneVerified,
-		FullName:                 u.FullName,
-		AvatarUrl:                u.AvatarURL,
-		IsAdmin:                  u.IsAdmin,
-		IsTenantAdmin:            u.IsTenantAdmin,
-		RegisterMode:             u.RegisterMode,
-		LastActiveDate:           u.LastActive,
-		RegisterDate:             u.RegisteredAt,
-		BalanceMinor:             u.BalanceMinor,
-		AffiliateBalanceMinor:    u.AffiliateBalanceMinor,
-		LoyaltyScore:             u.LoyaltyScore,
-		DailyRemainRenderCount:   u.DailyRemainRenderCount,
-		MaxDailyRenderCount:      u.MaxDailyRenderCount,
-		ParallelRenderingCeiling: u.ParallelRenderingCeiling,
-		UsedStorageBytes:         u.UsedStorageBytes,
+// meta builds the pagination block of a paged list.
+func meta(page, size int, total int64) PaginationMeta {
+	return PaginationMeta{Page: page, PageSize: size, Total: int(total), HasMore: int64(page*size) < total}
+}
+
+// pageParam maps an absent paging parameter to 0 (the default) and an explicit 0 to -1, so
+// that the domain refuses it.
+func pageParam(p *int) int {
+	switch {
+	case p == nil:
+		return 0
+	case *p == 0:
+		return -1
+	default:
+		return *p
 	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }

@@ -4,11 +4,519 @@
 package accountapi
 
 import (
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for ApiKeyEnvironment.
+const (
+	ApiKeyEnvironmentLive ApiKeyEnvironment = "Live"
+	ApiKeyEnvironmentTest ApiKeyEnvironment = "Test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyEnvironment enum.
+func (e ApiKeyEnvironment) Valid() bool {
+	switch e {
+	case ApiKeyEnvironmentLive:
+		return true
+	case ApiKeyEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyCreateEnvironment.
+const (
+	ApiKeyCreateEnvironmentLive ApiKeyCreateEnvironment = "Live"
+	ApiKeyCreateEnvironmentTest ApiKeyCreateEnvironment = "Test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyCreateEnvironment enum.
+func (e ApiKeyCreateEnvironment) Valid() bool {
+	switch e {
+	case ApiKeyCreateEnvironmentLive:
+		return true
+	case ApiKeyCreateEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyCreateScopes.
+const (
+	ExportsDownload ApiKeyCreateScopes = "exports:download"
+	ExportsRead     ApiKeyCreateScopes = "exports:read"
+	ProjectsRead    ApiKeyCreateScopes = "projects:read"
+	ProjectsWrite   ApiKeyCreateScopes = "projects:write"
+	RendersCancel   ApiKeyCreateScopes = "renders:cancel"
+	RendersCreate   ApiKeyCreateScopes = "renders:create"
+	RendersRead     ApiKeyCreateScopes = "renders:read"
+	TemplatesRead   ApiKeyCreateScopes = "templates:read"
+	UsersRead       ApiKeyCreateScopes = "users:read"
+	UsersWrite      ApiKeyCreateScopes = "users:write"
+	WebhooksManage  ApiKeyCreateScopes = "webhooks:manage"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyCreateScopes enum.
+func (e ApiKeyCreateScopes) Valid() bool {
+	switch e {
+	case ExportsDownload:
+		return true
+	case ExportsRead:
+		return true
+	case ProjectsRead:
+		return true
+	case ProjectsWrite:
+		return true
+	case RendersCancel:
+		return true
+	case RendersCreate:
+		return true
+	case RendersRead:
+		return true
+	case TemplatesRead:
+		return true
+	case UsersRead:
+		return true
+	case UsersWrite:
+		return true
+	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyCreatedEnvironment.
+const (
+	ApiKeyCreatedEnvironmentLive ApiKeyCreatedEnvironment = "Live"
+	ApiKeyCreatedEnvironmentTest ApiKeyCreatedEnvironment = "Test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyCreatedEnvironment enum.
+func (e ApiKeyCreatedEnvironment) Valid() bool {
+	switch e {
+	case ApiKeyCreatedEnvironmentLive:
+		return true
+	case ApiKeyCreatedEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyValidationEnvironment.
+const (
+	ApiKeyValidationEnvironmentLive ApiKeyValidationEnvironment = "Live"
+	ApiKeyValidationEnvironmentTest ApiKeyValidationEnvironment = "Test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyValidationEnvironment enum.
+func (e ApiKeyValidationEnvironment) Valid() bool {
+	switch e {
+	case ApiKeyValidationEnvironmentLive:
+		return true
+	case ApiKeyValidationEnvironmentTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyValidationReason.
+const (
+	Expired      ApiKeyValidationReason = "expired"
+	IpNotAllowed ApiKeyValidationReason = "ip_not_allowed"
+	Malformed    ApiKeyValidationReason = "malformed"
+	Revoked      ApiKeyValidationReason = "revoked"
+	Unknown      ApiKeyValidationReason = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyValidationReason enum.
+func (e ApiKeyValidationReason) Valid() bool {
+	switch e {
+	case Expired:
+		return true
+	case IpNotAllowed:
+		return true
+	case Malformed:
+		return true
+	case Revoked:
+		return true
+	case Unknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DomainChallengeMethod.
+const (
+	DomainChallengeMethodDNSTXT   DomainChallengeMethod = "DNS_TXT"
+	DomainChallengeMethodHTTPFILE DomainChallengeMethod = "HTTP_FILE"
+)
+
+// Valid indicates whether the value is a known member of the DomainChallengeMethod enum.
+func (e DomainChallengeMethod) Valid() bool {
+	switch e {
+	case DomainChallengeMethodDNSTXT:
+		return true
+	case DomainChallengeMethodHTTPFILE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DomainChallengeStatus.
+const (
+	Pending  DomainChallengeStatus = "Pending"
+	Verified DomainChallengeStatus = "Verified"
+)
+
+// Valid indicates whether the value is a known member of the DomainChallengeStatus enum.
+func (e DomainChallengeStatus) Valid() bool {
+	switch e {
+	case Pending:
+		return true
+	case Verified:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DomainVerifyRequestMethod.
+const (
+	DomainVerifyRequestMethodDNSTXT   DomainVerifyRequestMethod = "DNS_TXT"
+	DomainVerifyRequestMethodHTTPFILE DomainVerifyRequestMethod = "HTTP_FILE"
+)
+
+// Valid indicates whether the value is a known member of the DomainVerifyRequestMethod enum.
+func (e DomainVerifyRequestMethod) Valid() bool {
+	switch e {
+	case DomainVerifyRequestMethodDNSTXT:
+		return true
+	case DomainVerifyRequestMethodHTTPFILE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TenantKind.
+const (
+	TenantKindEnterprise TenantKind = "Enterprise"
+	TenantKindInternal   TenantKind = "Internal"
+	TenantKindReseller   TenantKind = "Reseller"
+)
+
+// Valid indicates whether the value is a known member of the TenantKind enum.
+func (e TenantKind) Valid() bool {
+	switch e {
+	case TenantKindEnterprise:
+		return true
+	case TenantKindInternal:
+		return true
+	case TenantKindReseller:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TenantStatus.
+const (
+	Active    TenantStatus = "Active"
+	Cancelled TenantStatus = "Cancelled"
+	Suspended TenantStatus = "Suspended"
+	Trial     TenantStatus = "Trial"
+)
+
+// Valid indicates whether the value is a known member of the TenantStatus enum.
+func (e TenantStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Cancelled:
+		return true
+	case Suspended:
+		return true
+	case Trial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TenantCreateKind.
+const (
+	TenantCreateKindEnterprise TenantCreateKind = "Enterprise"
+	TenantCreateKindReseller   TenantCreateKind = "Reseller"
+)
+
+// Valid indicates whether the value is a known member of the TenantCreateKind enum.
+func (e TenantCreateKind) Valid() bool {
+	switch e {
+	case TenantCreateKindEnterprise:
+		return true
+	case TenantCreateKindReseller:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UserGender.
+const (
+	UserGenderFemale         UserGender = "Female"
+	UserGenderMale           UserGender = "Male"
+	UserGenderOther          UserGender = "Other"
+	UserGenderPreferNotToSay UserGender = "PreferNotToSay"
+)
+
+// Valid indicates whether the value is a known member of the UserGender enum.
+func (e UserGender) Valid() bool {
+	switch e {
+	case UserGenderFemale:
+		return true
+	case UserGenderMale:
+		return true
+	case UserGenderOther:
+		return true
+	case UserGenderPreferNotToSay:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UserUpdateGender.
+const (
+	UserUpdateGenderFemale         UserUpdateGender = "Female"
+	UserUpdateGenderMale           UserUpdateGender = "Male"
+	UserUpdateGenderOther          UserUpdateGender = "Other"
+	UserUpdateGenderPreferNotToSay UserUpdateGender = "PreferNotToSay"
+)
+
+// Valid indicates whether the value is a known member of the UserUpdateGender enum.
+func (e UserUpdateGender) Valid() bool {
+	switch e {
+	case UserUpdateGenderFemale:
+		return true
+	case UserUpdateGenderMale:
+		return true
+	case UserUpdateGenderOther:
+		return true
+	case UserUpdateGenderPreferNotToSay:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookCreateEvents.
+const (
+	WebhookCreateEventsApiKeyCreated        WebhookCreateEvents = "api_key.created"
+	WebhookCreateEventsApiKeyRevoked        WebhookCreateEvents = "api_key.revoked"
+	WebhookCreateEventsPaymentConfirmed     WebhookCreateEvents = "payment.confirmed"
+	WebhookCreateEventsPaymentFailed        WebhookCreateEvents = "payment.failed"
+	WebhookCreateEventsPaymentRefunded      WebhookCreateEvents = "payment.refunded"
+	WebhookCreateEventsPlanActivated        WebhookCreateEvents = "plan.activated"
+	WebhookCreateEventsQuestCompleted       WebhookCreateEvents = "quest.completed"
+	WebhookCreateEventsTenantDomainVerified WebhookCreateEvents = "tenant.domain_verified"
+	WebhookCreateEventsTenantUpdated        WebhookCreateEvents = "tenant.updated"
+	WebhookCreateEventsUserBanned           WebhookCreateEvents = "user.banned"
+	WebhookCreateEventsUserRegistered       WebhookCreateEvents = "user.registered"
+)
+
+// Valid indicates whether the value is a known member of the WebhookCreateEvents enum.
+func (e WebhookCreateEvents) Valid() bool {
+	switch e {
+	case WebhookCreateEventsApiKeyCreated:
+		return true
+	case WebhookCreateEventsApiKeyRevoked:
+		return true
+	case WebhookCreateEventsPaymentConfirmed:
+		return true
+	case WebhookCreateEventsPaymentFailed:
+		return true
+	case WebhookCreateEventsPaymentRefunded:
+		return true
+	case WebhookCreateEventsPlanActivated:
+		return true
+	case WebhookCreateEventsQuestCompleted:
+		return true
+	case WebhookCreateEventsTenantDomainVerified:
+		return true
+	case WebhookCreateEventsTenantUpdated:
+		return true
+	case WebhookCreateEventsUserBanned:
+		return true
+	case WebhookCreateEventsUserRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// ApiKey defines model for ApiKey.
+type ApiKey struct {
+	AllowedIps   []string           `json:"allowed_ips"`
+	CreatedAt    time.Time          `json:"created_at"`
+	Environment  ApiKeyEnvironment  `json:"environment"`
+	ExpiresAt    *time.Time         `json:"expires_at"`
+	Id           openapi_types.UUID `json:"id"`
+	IsActive     bool               `json:"is_active"`
+	KeyPrefix    string             `json:"key_prefix"`
+	Last4        string             `json:"last4"`
+	LastUsedAt   *time.Time         `json:"last_used_at"`
+	Name         string             `json:"name"`
+	RateLimitRpm int                `json:"rate_limit_rpm"`
+	RevokedAt    *time.Time         `json:"revoked_at,omitempty"`
+	Scopes       []string           `json:"scopes"`
+	TenantId     openapi_types.UUID `json:"tenant_id"`
+	UsageCount   int64              `json:"usage_count"`
+}
+
+// ApiKeyEnvironment defines model for ApiKey.Environment.
+type ApiKeyEnvironment string
+
+// ApiKeyCreate defines model for ApiKeyCreate.
+type ApiKeyCreate struct {
+	AllowedIps   *[]string                `json:"allowed_ips,omitempty"`
+	Environment  *ApiKeyCreateEnvironment `json:"environment,omitempty"`
+	ExpiresAt    *time.Time               `json:"expires_at,omitempty"`
+	Name         string                   `json:"name"`
+	RateLimitRpm *int                     `json:"rate_limit_rpm,omitempty"`
+	Scopes       []ApiKeyCreateScopes     `json:"scopes"`
+}
+
+// ApiKeyCreateEnvironment defines model for ApiKeyCreate.Environment.
+type ApiKeyCreateEnvironment string
+
+// ApiKeyCreateScopes defines model for ApiKeyCreate.Scopes.
+type ApiKeyCreateScopes string
+
+// ApiKeyCreated defines model for ApiKeyCreated.
+type ApiKeyCreated struct {
+	AllowedIps   []string                 `json:"allowed_ips"`
+	CreatedAt    time.Time                `json:"created_at"`
+	Environment  ApiKeyCreatedEnvironment `json:"environment"`
+	ExpiresAt    *time.Time               `json:"expires_at"`
+	Id           openapi_types.UUID       `json:"id"`
+	IsActive     bool                     `json:"is_active"`
+	KeyPrefix    string                   `json:"key_prefix"`
+	Last4        string                   `json:"last4"`
+	LastUsedAt   *time.Time               `json:"last_used_at"`
+	Name         string                   `json:"name"`
+	RateLimitRpm int                      `json:"rate_limit_rpm"`
+	RevokedAt    *time.Time               `json:"revoked_at,omitempty"`
+	Scopes       []string                 `json:"scopes"`
+
+	// SecretKey The full secret; shown only in this answer
+	SecretKey  string             `json:"secret_key"`
+	TenantId   openapi_types.UUID `json:"tenant_id"`
+	UsageCount int64              `json:"usage_count"`
+}
+
+// ApiKeyCreatedEnvironment defines model for ApiKeyCreated.Environment.
+type ApiKeyCreatedEnvironment string
+
+// ApiKeyList defines model for ApiKeyList.
+type ApiKeyList struct {
+	Data []ApiKey `json:"data"`
+}
+
+// ApiKeyRevoke defines model for ApiKeyRevoke.
+type ApiKeyRevoke struct {
+	Reason *string `json:"reason,omitempty"`
+}
+
+// ApiKeyValidateRequest defines model for ApiKeyValidateRequest.
+type ApiKeyValidateRequest struct {
+	IpAddress *string `json:"ip_address,omitempty"`
+
+	// KeyHash Lowercase hex SHA-256 of the whole secret
+	KeyHash   string `json:"key_hash"`
+	KeyPrefix string `json:"key_prefix"`
+}
+
+// ApiKeyValidation defines model for ApiKeyValidation.
+type ApiKeyValidation struct {
+	ApiKeyId     *openapi_types.UUID          `json:"api_key_id,omitempty"`
+	Environment  *ApiKeyValidationEnvironment `json:"environment,omitempty"`
+	RateLimitRpm int                          `json:"rate_limit_rpm"`
+	Reason       *ApiKeyValidationReason      `json:"reason,omitempty"`
+	Scopes       []string                     `json:"scopes"`
+	TenantId     *openapi_types.UUID          `json:"tenant_id"`
+	Valid        bool                         `json:"valid"`
+}
+
+// ApiKeyValidationEnvironment defines model for ApiKeyValidation.Environment.
+type ApiKeyValidationEnvironment string
+
+// ApiKeyValidationReason defines model for ApiKeyValidation.Reason.
+type ApiKeyValidationReason string
+
+// AvatarUpdate defines model for AvatarUpdate.
+type AvatarUpdate struct {
+	AvatarId  *openapi_types.UUID `json:"avatar_id,omitempty"`
+	AvatarUrl *string             `json:"avatar_url,omitempty"`
+}
+
+// BanRequest defines model for BanRequest.
+type BanRequest struct {
+	Reason      string     `json:"reason"`
+	UnblockDate *time.Time `json:"unblock_date,omitempty"`
+}
+
+// DomainChallenge defines model for DomainChallenge.
+type DomainChallenge struct {
+	// ChallengeRecord What to publish, e.g. `_motionstudio-challenge.example.com. TXT "<token>"`
+	ChallengeRecord string                `json:"challenge_record"`
+	Domain          string                `json:"domain"`
+	ExpiresAt       time.Time             `json:"expires_at"`
+	Method          DomainChallengeMethod `json:"method"`
+
+	// RecordName The TXT record name, or the URL of the file
+	RecordName string `json:"record_name"`
+
+	// RecordValue The token the record or file must hold
+	RecordValue    string                `json:"record_value"`
+	Status         DomainChallengeStatus `json:"status"`
+	VerificationId openapi_types.UUID    `json:"verification_id"`
+}
+
+// DomainChallengeMethod defines model for DomainChallenge.Method.
+type DomainChallengeMethod string
+
+// DomainChallengeStatus defines model for DomainChallenge.Status.
+type DomainChallengeStatus string
+
+// DomainVerifyRequest defines model for DomainVerifyRequest.
+type DomainVerifyRequest struct {
+	Domain string                     `json:"domain"`
+	Method *DomainVerifyRequestMethod `json:"method,omitempty"`
+}
+
+// DomainVerifyRequestMethod defines model for DomainVerifyRequest.Method.
+type DomainVerifyRequestMethod string
+
+// PaginationMeta defines model for PaginationMeta.
+type PaginationMeta struct {
+	HasMore  bool `json:"has_more"`
+	Page     int  `json:"page"`
+	PageSize int  `json:"page_size"`
+	Total    int  `json:"total"`
+}
 
 // Problem defines model for Problem.
 type Problem struct {
@@ -24,40 +532,732 @@ type Problem struct {
 	Type      string  `json:"type"`
 }
 
+// Tenant defines model for Tenant.
+type Tenant struct {
+	AllowedOrigins   *[]string          `json:"allowed_origins,omitempty"`
+	BillingEmail     *string            `json:"billing_email,omitempty"`
+	ContactEmail     string             `json:"contact_email"`
+	ContactName      *string            `json:"contact_name,omitempty"`
+	ContactPhone     *string            `json:"contact_phone,omitempty"`
+	CreatedAt        time.Time          `json:"created_at"`
+	CustomDomain     *string            `json:"custom_domain"`
+	DomainVerified   bool               `json:"domain_verified"`
+	Id               openapi_types.UUID `json:"id"`
+	Kind             TenantKind         `json:"kind"`
+	MaxStorageGb     *int               `json:"max_storage_gb"`
+	MaxUsers         *int               `json:"max_users"`
+	MonthlyRenderQty *int               `json:"monthly_render_qty"`
+	Name             string             `json:"name"`
+	Slug             string             `json:"slug"`
+	Status           TenantStatus       `json:"status"`
+	TrialEndsAt      *time.Time         `json:"trial_ends_at"`
+}
+
+// TenantKind defines model for Tenant.Kind.
+type TenantKind string
+
+// TenantStatus defines model for Tenant.Status.
+type TenantStatus string
+
+// TenantBranding Colors are `#RRGGBB`; URLs are absolute https URLs; an empty string means unset.
+type TenantBranding struct {
+	AccentColor       *string   `json:"accent_color,omitempty"`
+	BackgroundColor   *string   `json:"background_color,omitempty"`
+	DisplayName       *string   `json:"display_name,omitempty"`
+	EmailFooterHtml   *string   `json:"email_footer_html,omitempty"`
+	EmailFromAddress  *string   `json:"email_from_address,omitempty"`
+	EmailFromName     *string   `json:"email_from_name,omitempty"`
+	EmailReplyTo      *string   `json:"email_reply_to,omitempty"`
+	EmbedAllowedHosts *[]string `json:"embed_allowed_hosts,omitempty"`
+	EmbedEnabled      *bool     `json:"embed_enabled,omitempty"`
+	FaviconUrl        *string   `json:"favicon_url,omitempty"`
+	FontFamily        *string   `json:"font_family,omitempty"`
+	LogoDarkUrl       *string   `json:"logo_dark_url,omitempty"`
+	LogoUrl           *string   `json:"logo_url,omitempty"`
+	OgImageUrl        *string   `json:"og_image_url,omitempty"`
+	PrimaryColor      *string   `json:"primary_color,omitempty"`
+	PrivacyUrl        *string   `json:"privacy_url,omitempty"`
+	SecondaryColor    *string   `json:"secondary_color,omitempty"`
+	SupportUrl        *string   `json:"support_url,omitempty"`
+	TermsUrl          *string   `json:"terms_url,omitempty"`
+	WatermarkEnabled  *bool     `json:"watermark_enabled,omitempty"`
+	WatermarkImageUrl *string   `json:"watermark_image_url,omitempty"`
+	WatermarkText     *string   `json:"watermark_text,omitempty"`
+}
+
+// TenantCreate defines model for TenantCreate.
+type TenantCreate struct {
+	ContactEmail openapi_types.Email `json:"contact_email"`
+	ContactName  *string             `json:"contact_name,omitempty"`
+	ContactPhone *string             `json:"contact_phone,omitempty"`
+	Kind         *TenantCreateKind   `json:"kind,omitempty"`
+	Name         string              `json:"name"`
+	Slug         string              `json:"slug"`
+}
+
+// TenantCreateKind defines model for TenantCreate.Kind.
+type TenantCreateKind string
+
+// TenantPage defines model for TenantPage.
+type TenantPage struct {
+	Data []Tenant       `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// TenantUpdate defines model for TenantUpdate.
+type TenantUpdate struct {
+	AllowedOrigins *[]string            `json:"allowed_origins,omitempty"`
+	BillingEmail   *openapi_types.Email `json:"billing_email,omitempty"`
+	ContactEmail   *openapi_types.Email `json:"contact_email,omitempty"`
+	ContactName    *string              `json:"contact_name,omitempty"`
+	ContactPhone   *string              `json:"contact_phone,omitempty"`
+	Name           *string              `json:"name,omitempty"`
+}
+
+// TenantUsageDay defines model for TenantUsageDay.
+type TenantUsageDay struct {
+	ActiveUsers       int                `json:"active_users"`
+	AmountBilledMinor int64              `json:"amount_billed_minor"`
+	ApiCalls          int64              `json:"api_calls"`
+	BillingCurrency   string             `json:"billing_currency"`
+	BillingStatus     string             `json:"billing_status"`
+	RenderSeconds     int64              `json:"render_seconds"`
+	RendersCompleted  int                `json:"renders_completed"`
+	StorageBytes      int64              `json:"storage_bytes"`
+	UsageDate         openapi_types.Date `json:"usage_date"`
+}
+
+// TenantUsageList defines model for TenantUsageList.
+type TenantUsageList struct {
+	Data []TenantUsageDay `json:"data"`
+}
+
 // User defines model for User.
 type User struct {
-	AffiliateBalanceMinor    int64              `json:"affiliate_balance_minor"`
-	AvatarUrl                *string            `json:"avatar_url"`
-	BalanceMinor             int64              `json:"balance_minor"`
-	DailyRemainRenderCount   int                `json:"daily_remain_render_count"`
-	Email                    *string            `json:"email"`
-	EmailVerified            bool               `json:"email_verified"`
-	FullName                 *string            `json:"full_name"`
-	Id                       openapi_types.UUID `json:"id"`
-	IsAdmin                  bool               `json:"is_admin"`
-	IsTenantAdmin            bool               `json:"is_tenant_admin"`
-	LastActiveDate           time.Time          `json:"last_active_date"`
-	LoyaltyScore             int                `json:"loyalty_score"`
-	MaxDailyRenderCount      int                `json:"max_daily_render_count"`
-	ParallelRenderingCeiling int                `json:"parallel_rendering_ceiling"`
-	PhoneNumber              *string            `json:"phone_number"`
-	PhoneVerified            bool               `json:"phone_verified"`
-	RegisterDate             time.Time          `json:"register_date"`
-	RegisterMode             string             `json:"register_mode"`
-	TenantId                 openapi_types.UUID `json:"tenant_id"`
-	UsedStorageBytes         int64              `json:"used_storage_bytes"`
+	AboutMe               *string `json:"about_me,omitempty"`
+	AffiliateBalanceMinor int64   `json:"affiliate_balance_minor"`
+	AvatarUrl             *string `json:"avatar_url"`
+	BalanceMinor          int64   `json:"balance_minor"`
+
+	// BannedUntil Set while the user is banned with an end date
+	BannedUntil              *time.Time          `json:"banned_until,omitempty"`
+	BirthDate                *openapi_types.Date `json:"birth_date,omitempty"`
+	CompanyName              *string             `json:"company_name,omitempty"`
+	DailyRemainRenderCount   int                 `json:"daily_remain_render_count"`
+	Email                    *string             `json:"email"`
+	EmailTellMe              *bool               `json:"email_tell_me,omitempty"`
+	EmailVerified            bool                `json:"email_verified"`
+	FullName                 *string             `json:"full_name"`
+	Gender                   *UserGender         `json:"gender,omitempty"`
+	Id                       openapi_types.UUID  `json:"id"`
+	IsAdmin                  bool                `json:"is_admin"`
+	IsBanned                 *bool               `json:"is_banned,omitempty"`
+	IsTenantAdmin            bool                `json:"is_tenant_admin"`
+	LastActiveDate           time.Time           `json:"last_active_date"`
+	LoyaltyScore             int                 `json:"loyalty_score"`
+	MaxDailyRenderCount      int                 `json:"max_daily_render_count"`
+	ParallelRenderingCeiling int                 `json:"parallel_rendering_ceiling"`
+	PhoneNumber              *string             `json:"phone_number"`
+	PhoneVerified            bool                `json:"phone_verified"`
+	PushTellMe               *bool               `json:"push_tell_me,omitempty"`
+	RegisterDate             time.Time           `json:"register_date"`
+	RegisterMode             string              `json:"register_mode"`
+	Slogan                   *string             `json:"slogan,omitempty"`
+	SmsTellMe                *bool               `json:"sms_tell_me,omitempty"`
+	TelegramTellMe           *bool               `json:"telegram_tell_me,omitempty"`
+	TenantId                 openapi_types.UUID  `json:"tenant_id"`
+	UsedStorageBytes         int64               `json:"used_storage_bytes"`
+	WebsiteName              *string             `json:"website_name,omitempty"`
 }
+
+// UserGender defines model for User.Gender.
+type UserGender string
+
+// UserBalance defines model for UserBalance.
+type UserBalance struct {
+	AffiliateBalanceMinor    int64  `json:"affiliate_balance_minor"`
+	BalanceMinor             int64  `json:"balance_minor"`
+	Currency                 string `json:"currency"`
+	DailyRemainRenderCount   int    `json:"daily_remain_render_count"`
+	ParallelRenderingCeiling int    `json:"parallel_rendering_ceiling"`
+}
+
+// UserPage defines model for UserPage.
+type UserPage struct {
+	Data []User         `json:"data"`
+	Meta PaginationMeta `json:"meta"`
+}
+
+// UserUpdate defines model for UserUpdate.
+type UserUpdate struct {
+	AboutMe        *string             `json:"about_me,omitempty"`
+	BirthDate      *openapi_types.Date `json:"birth_date,omitempty"`
+	CompanyName    *string             `json:"company_name,omitempty"`
+	EmailTellMe    *bool               `json:"email_tell_me,omitempty"`
+	FullName       *string             `json:"full_name,omitempty"`
+	Gender         *UserUpdateGender   `json:"gender,omitempty"`
+	PushTellMe     *bool               `json:"push_tell_me,omitempty"`
+	Slogan         *string             `json:"slogan,omitempty"`
+	SmsTellMe      *bool               `json:"sms_tell_me,omitempty"`
+	TelegramTellMe *bool               `json:"telegram_tell_me,omitempty"`
+	WebsiteName    *string             `json:"website_name,omitempty"`
+}
+
+// UserUpdateGender defines model for UserUpdate.Gender.
+type UserUpdateGender string
+
+// Webhook defines model for Webhook.
+type Webhook struct {
+	ConsecutiveFailures int                `json:"consecutive_failures"`
+	CreatedAt           time.Time          `json:"created_at"`
+	DisabledReason      *string            `json:"disabled_reason,omitempty"`
+	Events              []string           `json:"events"`
+	Id                  openapi_types.UUID `json:"id"`
+	IsActive            bool               `json:"is_active"`
+	LastStatusCode      *int               `json:"last_status_code"`
+	LastTriggeredAt     *time.Time         `json:"last_triggered_at"`
+	Name                string             `json:"name"`
+	Url                 string             `json:"url"`
+}
+
+// WebhookCreate defines model for WebhookCreate.
+type WebhookCreate struct {
+	Events []WebhookCreateEvents `json:"events"`
+	Name   string                `json:"name"`
+	Url    string                `json:"url"`
+}
+
+// WebhookCreateEvents defines model for WebhookCreate.Events.
+type WebhookCreateEvents string
+
+// WebhookCreated defines model for WebhookCreated.
+type WebhookCreated struct {
+	ConsecutiveFailures int                `json:"consecutive_failures"`
+	CreatedAt           time.Time          `json:"created_at"`
+	DisabledReason      *string            `json:"disabled_reason,omitempty"`
+	Events              []string           `json:"events"`
+	Id                  openapi_types.UUID `json:"id"`
+	IsActive            bool               `json:"is_active"`
+	LastStatusCode      *int               `json:"last_status_code"`
+	LastTriggeredAt     *time.Time         `json:"last_triggered_at"`
+	Name                string             `json:"name"`
+
+	// Secret The whsec_ signing secret; shown only in this answer
+	Secret string `json:"secret"`
+	Url    string `json:"url"`
+}
+
+// WebhookDelivery defines model for WebhookDelivery.
+type WebhookDelivery struct {
+	Attempt        int                `json:"attempt"`
+	CreatedAt      time.Time          `json:"created_at"`
+	DeliveredAt    *time.Time         `json:"delivered_at"`
+	DurationMs     int                `json:"duration_ms"`
+	ErrorMessage   *string            `json:"error_message"`
+	EventType      string             `json:"event_type"`
+	Id             openapi_types.UUID `json:"id"`
+	RequestUrl     string             `json:"request_url"`
+	ResponseBody   *string            `json:"response_body"`
+	ResponseStatus *int               `json:"response_status"`
+	Succeeded      bool               `json:"succeeded"`
+}
+
+// WebhookDeliveryList defines model for WebhookDeliveryList.
+type WebhookDeliveryList struct {
+	Data []WebhookDelivery `json:"data"`
+}
+
+// WebhookList defines model for WebhookList.
+type WebhookList struct {
+	Data []Webhook `json:"data"`
+}
+
+// ListTenantsParams defines parameters for ListTenants.
+type ListTenantsParams struct {
+	Q        *string `form:"q,omitempty" json:"q,omitempty"`
+	Page     *int    `form:"page,omitempty" json:"page,omitempty"`
+	PageSize *int    `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// GetTenantUsageParams defines parameters for GetTenantUsage.
+type GetTenantUsageParams struct {
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+	To   *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// ListUsersParams defines parameters for ListUsers.
+type ListUsersParams struct {
+	Q        *string             `form:"q,omitempty" json:"q,omitempty"`
+	TenantId *openapi_types.UUID `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+	Page     *int                `form:"page,omitempty" json:"page,omitempty"`
+	PageSize *int                `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// ValidateApiKeyJSONRequestBody defines body for ValidateApiKey for application/json ContentType.
+type ValidateApiKeyJSONRequestBody = ApiKeyValidateRequest
+
+// CreateTenantJSONRequestBody defines body for CreateTenant for application/json ContentType.
+type CreateTenantJSONRequestBody = TenantCreate
+
+// UpdateTenantJSONRequestBody defines body for UpdateTenant for application/json ContentType.
+type UpdateTenantJSONRequestBody = TenantUpdate
+
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody = ApiKeyCreate
+
+// RevokeApiKeyJSONRequestBody defines body for RevokeApiKey for application/json ContentType.
+type RevokeApiKeyJSONRequestBody = ApiKeyRevoke
+
+// PutTenantBrandingJSONRequestBody defines body for PutTenantBranding for application/json ContentType.
+type PutTenantBrandingJSONRequestBody = TenantBranding
+
+// VerifyTenantDomainJSONRequestBody defines body for VerifyTenantDomain for application/json ContentType.
+type VerifyTenantDomainJSONRequestBody = DomainVerifyRequest
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = WebhookCreate
+
+// UpdateMeJSONRequestBody defines body for UpdateMe for application/json ContentType.
+type UpdateMeJSONRequestBody = UserUpdate
+
+// SetMyAvatarJSONRequestBody defines body for SetMyAvatar for application/json ContentType.
+type SetMyAvatarJSONRequestBody = AvatarUpdate
+
+// BanUserJSONRequestBody defines body for BanUser for application/json ContentType.
+type BanUserJSONRequestBody = BanRequest
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ValidateApiKey (Service) Validate an API key for the gateway
+	// (POST /v1/api-keys/validate)
+	ValidateApiKey(ctx echo.Context) error
+	// ListTenants (Admin) Tenants, newest first
+	// (GET /v1/tenants)
+	ListTenants(ctx echo.Context, params ListTenantsParams) error
+	// CreateTenant Create a tenant (platform admin, or the signup flow with a service token)
+	// (POST /v1/tenants)
+	CreateTenant(ctx echo.Context) error
+	// GetTenantBySlug Resolve a tenant by slug or by verified custom domain
+	// (GET /v1/tenants/by-slug/{slug})
+	GetTenantBySlug(ctx echo.Context, slug string) error
+	// GetTenant One tenant (its users, platform admins and services)
+	// (GET /v1/tenants/{tenant_id})
+	GetTenant(ctx echo.Context, tenantId openapi_types.UUID) error
+	// UpdateTenant Update a tenant's settings (its tenant admins and platform admins)
+	// (PATCH /v1/tenants/{tenant_id})
+	UpdateTenant(ctx echo.Context, tenantId openapi_types.UUID) error
+	// ListApiKeys A tenant's API keys, newest first (its tenant admins and platform admins; at most 100)
+	// (GET /v1/tenants/{tenant_id}/api-keys)
+	ListApiKeys(ctx echo.Context, tenantId openapi_types.UUID) error
+	// CreateApiKey Create an API key; the secret is answered only here
+	// (POST /v1/tenants/{tenant_id}/api-keys)
+	CreateApiKey(ctx echo.Context, tenantId openapi_types.UUID) error
+	// RevokeApiKey Revoke an API key with an optional reason
+	// (DELETE /v1/tenants/{tenant_id}/api-keys/{api_key_id})
+	RevokeApiKey(ctx echo.Context, tenantId openapi_types.UUID, apiKeyId openapi_types.UUID) error
+	// GetTenantBranding A tenant's branding (its users, platform admins and services)
+	// (GET /v1/tenants/{tenant_id}/branding)
+	GetTenantBranding(ctx echo.Context, tenantId openapi_types.UUID) error
+	// PutTenantBranding Replace a tenant's branding (its tenant admins and platform admins)
+	// (PUT /v1/tenants/{tenant_id}/branding)
+	PutTenantBranding(ctx echo.Context, tenantId openapi_types.UUID) error
+	// VerifyTenantDomain Start or check the verification of a custom domain
+	// (POST /v1/tenants/{tenant_id}/domains/verify)
+	VerifyTenantDomain(ctx echo.Context, tenantId openapi_types.UUID) error
+	// GetTenantUsage A tenant's usage per day (its tenant admins, platform admins and services)
+	// (GET /v1/tenants/{tenant_id}/usage)
+	GetTenantUsage(ctx echo.Context, tenantId openapi_types.UUID, params GetTenantUsageParams) error
+	// ListWebhooks A tenant's webhooks, newest first (its tenant admins and platform admins; at most 50)
+	// (GET /v1/tenants/{tenant_id}/webhooks)
+	ListWebhooks(ctx echo.Context, tenantId openapi_types.UUID) error
+	// CreateWebhook Subscribe an endpoint to identity events; the signing secret is answered only here
+	// (POST /v1/tenants/{tenant_id}/webhooks)
+	CreateWebhook(ctx echo.Context, tenantId openapi_types.UUID) error
+	// DeleteWebhook Delete a webhook and its pending deliveries
+	// (DELETE /v1/tenants/{tenant_id}/webhooks/{webhook_id})
+	DeleteWebhook(ctx echo.Context, tenantId openapi_types.UUID, webhookId openapi_types.UUID) error
+	// ListWebhookDeliveries A webhook's 100 most recent delivery attempts, newest first
+	// (GET /v1/tenants/{tenant_id}/webhooks/{webhook_id}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, tenantId openapi_types.UUID, webhookId openapi_types.UUID) error
+	// ListUsers (Admin) Search users, newest first
+	// (GET /v1/users)
+	ListUsers(ctx echo.Context, params ListUsersParams) error
 	// GetMe The calling user
 	// (GET /v1/users/me)
 	GetMe(ctx echo.Context) error
+	// UpdateMe Update the calling user's profile
+	// (PATCH /v1/users/me)
+	UpdateMe(ctx echo.Context) error
+	// SetMyAvatar Choose a library avatar or set a custom avatar URL
+	// (POST /v1/users/me/avatar)
+	SetMyAvatar(ctx echo.Context) error
+	// GetMyBalance The calling user's balances and render allowance
+	// (GET /v1/users/me/balance)
+	GetMyBalance(ctx echo.Context) error
+	// GetUser (Admin) One user
+	// (GET /v1/users/{user_id})
+	GetUser(ctx echo.Context, userId openapi_types.UUID) error
+	// BanUser (Admin) Ban a user, optionally until a date
+	// (POST /v1/users/{user_id}/ban)
+	BanUser(ctx echo.Context, userId openapi_types.UUID) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ValidateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) ValidateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ValidateApiKey(ctx)
+	return err
+}
+
+// ListTenants converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTenants(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTenantsParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTenants(ctx, params)
+	return err
+}
+
+// CreateTenant converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTenant(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTenant(ctx)
+	return err
+}
+
+// GetTenantBySlug converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTenantBySlug(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "slug" -------------
+	var slug string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "slug", ctx.Param("slug"), &slug, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter slug: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTenantBySlug(ctx, slug)
+	return err
+}
+
+// GetTenant converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTenant(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTenant(ctx, tenantId)
+	return err
+}
+
+// UpdateTenant converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateTenant(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateTenant(ctx, tenantId)
+	return err
+}
+
+// ListApiKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApiKeys(ctx, tenantId)
+	return err
+}
+
+// CreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateApiKey(ctx, tenantId)
+	return err
+}
+
+// RevokeApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// ------------- Path parameter "api_key_id" -------------
+	var apiKeyId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "api_key_id", ctx.Param("api_key_id"), &apiKeyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter api_key_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeApiKey(ctx, tenantId, apiKeyId)
+	return err
+}
+
+// GetTenantBranding converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTenantBranding(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTenantBranding(ctx, tenantId)
+	return err
+}
+
+// PutTenantBranding converts echo context to params.
+func (w *ServerInterfaceWrapper) PutTenantBranding(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutTenantBranding(ctx, tenantId)
+	return err
+}
+
+// VerifyTenantDomain converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifyTenantDomain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifyTenantDomain(ctx, tenantId)
+	return err
+}
+
+// GetTenantUsage converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTenantUsage(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTenantUsageParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTenantUsage(ctx, tenantId, params)
+	return err
+}
+
+// ListWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhooks(ctx, tenantId)
+	return err
+}
+
+// CreateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhook(ctx, tenantId)
+	return err
+}
+
+// DeleteWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// ------------- Path parameter "webhook_id" -------------
+	var webhookId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhook_id", ctx.Param("webhook_id"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhook(ctx, tenantId, webhookId)
+	return err
+}
+
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "tenant_id" -------------
+	var tenantId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "tenant_id", ctx.Param("tenant_id"), &tenantId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// ------------- Path parameter "webhook_id" -------------
+	var webhookId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhook_id", ctx.Param("webhook_id"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhook_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, tenantId, webhookId)
+	return err
+}
+
+// ListUsers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListUsers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListUsersParams
+	// ------------- Optional query parameter "q" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "q", ctx.QueryParams(), &params.Q, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter q: %s", err))
+	}
+
+	// ------------- Optional query parameter "tenant_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "tenant_id", ctx.QueryParams(), &params.TenantId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "page_size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page_size", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page_size: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListUsers(ctx, params)
+	return err
 }
 
 // GetMe converts echo context to params.
@@ -66,6 +1266,65 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetMe(ctx)
+	return err
+}
+
+// UpdateMe converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateMe(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateMe(ctx)
+	return err
+}
+
+// SetMyAvatar converts echo context to params.
+func (w *ServerInterfaceWrapper) SetMyAvatar(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetMyAvatar(ctx)
+	return err
+}
+
+// GetMyBalance converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMyBalance(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMyBalance(ctx)
+	return err
+}
+
+// GetUser converts echo context to params.
+func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "user_id" -------------
+	var userId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "user_id", ctx.Param("user_id"), &userId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetUser(ctx, userId)
+	return err
+}
+
+// BanUser converts echo context to params.
+func (w *ServerInterfaceWrapper) BanUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "user_id" -------------
+	var userId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "user_id", ctx.Param("user_id"), &userId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter user_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BanUser(ctx, userId)
 	return err
 }
 
@@ -117,5 +1376,28 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/v1/users/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.PATCH(options.BaseURL+"/v1/users/me", wrapper.UpdateMe, options.OperationMiddlewares["updateMe"]...)
+	router.GET(options.BaseURL+"/v1/users/me/balance", wrapper.GetMyBalance, options.OperationMiddlewares["getMyBalance"]...)
+	router.POST(options.BaseURL+"/v1/users/me/avatar", wrapper.SetMyAvatar, options.OperationMiddlewares["setMyAvatar"]...)
+	router.GET(options.BaseURL+"/v1/users/:user_id", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
+	router.GET(options.BaseURL+"/v1/users", wrapper.ListUsers, options.OperationMiddlewares["listUsers"]...)
+	router.POST(options.BaseURL+"/v1/users/:user_id/ban", wrapper.BanUser, options.OperationMiddlewares["banUser"]...)
+	router.GET(options.BaseURL+"/v1/tenants", wrapper.ListTenants, options.OperationMiddlewares["listTenants"]...)
+	router.POST(options.BaseURL+"/v1/tenants", wrapper.CreateTenant, options.OperationMiddlewares["createTenant"]...)
+	router.GET(options.BaseURL+"/v1/tenants/by-slug/:slug", wrapper.GetTenantBySlug, options.OperationMiddlewares["getTenantBySlug"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id", wrapper.GetTenant, options.OperationMiddlewares["getTenant"]...)
+	router.PATCH(options.BaseURL+"/v1/tenants/:tenant_id", wrapper.UpdateTenant, options.OperationMiddlewares["updateTenant"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id/branding", wrapper.GetTenantBranding, options.OperationMiddlewares["getTenantBranding"]...)
+	router.PUT(options.BaseURL+"/v1/tenants/:tenant_id/branding", wrapper.PutTenantBranding, options.OperationMiddlewares["putTenantBranding"]...)
+	router.POST(options.BaseURL+"/v1/tenants/:tenant_id/domains/verify", wrapper.VerifyTenantDomain, options.OperationMiddlewares["verifyTenantDomain"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id/usage", wrapper.GetTenantUsage, options.OperationMiddlewares["getTenantUsage"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
+	router.POST(options.BaseURL+"/v1/tenants/:tenant_id/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
+	router.DELETE(options.BaseURL+"/v1/tenants/:tenant_id/api-keys/:api_key_id", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
+	router.POST(options.BaseURL+"/v1/api-keys/validate", wrapper.ValidateApiKey, options.OperationMiddlewares["validateApiKey"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
+	router.POST(options.BaseURL+"/v1/tenants/:tenant_id/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
+	router.DELETE(options.BaseURL+"/v1/tenants/:tenant_id/webhooks/:webhook_id", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.GET(options.BaseURL+"/v1/tenants/:tenant_id/webhooks/:webhook_id/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
 
 }

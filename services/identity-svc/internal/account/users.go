@@ -1,0 +1,295 @@
+package account
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+)
+
+// Genders returns the genders a profile may state.
+func Genders() []string { return []string{"Male", "Female", "Other", "PreferNotToSay"} }
+
+// Paging limits of every list.
+const (
+	DefaultPageSize = 20
+	MaxPageSize     = 100
+)
+
+// UserUpdate changes the fields that are not nil.
+type UserUpdate struct {
+	FullName, Slogan, AboutMe, CompanyName, WebsiteName *string
+	BirthDate                                           *time.Time
+	Gender                                              *string
+	EmailTellMe, SMSTellMe, PushTellMe, TelegramTellMe  *bool
+}
+
+// UserQuery selects a page of users.
+type UserQuery struct {
+	Q        string
+	TenantID string
+	Page     int
+	PageSize int
+}
+
+// UserPage is one page of users and the total that matched.
+type UserPage struct {
+	Users          []*User
+	Total          int64
+	Page, PageSize int
+}
+
+// Ban is a ban being applied to a user.
+type Ban struct {
+	Reason   string
+	Until    *time.Time
+	BannedBy string
+	At       time.Time
+}
+
+// UserStore persists users for the Users service. Lookups return apperr NotFound.
+type UserStore interface {
+	User(ctx context.Context, tenantID, userID string) (*User, error)
+	// UserAnyTenant finds a user by id alone.
+	UserAnyTenant(ctx context.Context, userID string) (*User, error)
+	// UpdateUser loads the user, applies fn and saves it in one transaction.
+	UpdateUser(ctx context.Context, tenantID, userID string, fn func(*User) error) (*User, error)
+	ListUsers(ctx context.Context, q UserQuery) (UserPage, error)
+	// AvatarURL returns the URL of a library avatar; apperr NotFound when there is none.
+	AvatarURL(ctx context.Context, avatarID string) (string, error)
+	// BanUser records the ban and its event in one transaction.
+	BanUser(ctx context.Context, u *User, ban Ban) error
+}
+
+// Users implements the user operations: the caller's own profile and the admin directory.
+type Users struct {
+	store UserStore
+	now   func() time.Time
+}
+
+// NewUsers returns a Users service.
+func NewUsers(store UserStore, now func() time.Time) *Users {
+	return &Users{store: store, now: now}
+}
+
+// Me returns the calling user; apperr NotFound when the account no longer exists.
+func (s *Users) Me(ctx context.Context, a actor.Actor) (*User, error) {
+	return s.store.User(ctx, a.TenantID, a.UserID)
+}
+
+// UpdateMe validates and applies a profile update to the calling user. It returns apperr
+// Invalid (changing nothing) for bad fields and NotFound for a vanished account.
+func (s *Users) UpdateMe(ctx context.Context, a actor.Actor, in UserUpdate) (*User, error) {
+	if err := s.validateUpdate(in); err != nil {
+		return nil, err
+	}
+	return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(u *User) error {
+		set := func(dst **string, v *string) {
+			if v != nil {
+				t := strings.TrimSpace(*v)
+				if t == "" {
+					*dst = nil
+					return
+				}
+				*dst = &t
+			}
+		}
+		set(&u.FullName, in.FullName)
+		set(&u.Profile.Slogan, in.Slogan)
+		set(&u.Profile.AboutMe, in.AboutMe)
+		set(&u.Profile.CompanyName, in.CompanyName)
+		set(&u.Profile.WebsiteName, in.WebsiteName)
+		if in.BirthDate != nil {
+			u.Profile.BirthDate = in.BirthDate
+		}
+		if in.Gender != nil {
+			u.Profile.Gender = in.Gender
+		}
+		setBool := func(dst *bool, v *bool) {
+			if v != nil {
+				*dst = *v
+			}
+		}
+		setBool(&u.Profile.EmailTellMe, in.EmailTellMe)
+		setBool(&u.Profile.SMSTellMe, in.SMSTellMe)
+		setBool(&u.Profile.PushTellMe, in.PushTellMe)
+		setBool(&u.Profile.TelegramTellMe, in.TelegramTellMe)
+		return nil
+	})
+}
+
+func (s *Users) validateUpdate(in UserUpdate) error {
+	var fields []apperr.FieldError
+	check := func(name string, v *string, max int) {
+		if v != nil && utf8.RuneCountInString(*v) > max {
+			fields = append(fields, apperr.FieldError{Field: name, Message: "must be at most " + strconv.Itoa(max) + " characters"})
+		}
+	}
+	check("full_name", in.FullName, 200)
+	check("slogan", in.Slogan, 200)
+	check("about_me", in.AboutMe, 2000)
+	check("company_name", in.CompanyName, 200)
+	check("website_name", in.WebsiteName, 200)
+	if in.BirthDate != nil {
+		today := s.now()
+		if in.BirthDate.After(today) || in.BirthDate.Before(today.AddDate(-150, 0, 0)) {
+			fields = append(fields, apperr.FieldError{Field: "birth_date", Message: "must be a past date within 150 years"})
+		}
+	}
+	if in.Gender != nil && !slices.Contains(Genders(), *in.Gender) {
+		fields = append(fields, apperr.FieldError{Field: "gender", Message: "must be one of Male, Female, Other, PreferNotToSay"})
+	}
+	if len(fields) > 0 {
+		return apperr.E(apperr.Invalid, "validation_failed", "the profile update is invalid").WithFields(fields...)
+	}
+	return nil
+}
+
+// SetAvatar sets the calling user's avatar from the library (avatarID) or to a custom https
+// URL; exactly one must be given. It returns apperr Invalid for a bad choice and NotFound for
+// an unknown library avatar.
+func (s *Users) SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarURL string) (*User, error) {
+	avatarURL = strings.TrimSpace(avatarURL)
+	switch {
+	case (avatarID == "") == (avatarURL == ""):
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "give either avatar_id or avatar_url").
+			WithFields(apperr.FieldError{Field: "avatar_id", Message: "exactly one of avatar_id and avatar_url is required"})
+	case avatarID != "":
+		u, err := s.store.AvatarURL(ctx, avatarID)
+		if err != nil {
+			return nil, err
+		}
+		return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(usr *User) error {
+			usr.AvatarURL, usr.Profile.AvatarID = &u, &avatarID
+			return nil
+		})
+	default:
+		if err := ValidateHTTPSURL(avatarURL); err != nil {
+			return nil, apperr.E(apperr.Invalid, "validation_failed", "the avatar URL is invalid").
+				WithFields(apperr.FieldError{Field: "avatar_url", Message: err.Error()})
+		}
+		return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(usr *User) error {
+			usr.AvatarURL, usr.Profile.AvatarID = &avatarURL, nil
+			return nil
+		})
+	}
+}
+
+// urlError is a user-facing reason a URL is refused.
+type urlError string
+
+func (e urlError) Error() string { return string(e) }
+
+// ValidateHTTPSURL accepts an absolute https URL with a host, no user info and at most 2048
+// characters; its error message is fit for the user.
+func ValidateHTTPSURL(raw string) error {
+	if len(raw) > 2048 {
+		return urlError("must be at most 2048 characters")
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
+		return urlError("must be an absolute https URL without credentials")
+	}
+	return nil
+}
+
+// User returns a user to an admin: platform admins see every tenant, tenant admins their own.
+// It returns apperr Forbidden for a non-admin and NotFound for a user the admin may not see.
+func (s *Users) User(ctx context.Context, a actor.Actor, userID string) (*User, error) {
+	if !a.IsAdmin() {
+		return nil, apperr.E(apperr.Forbidden, "admin_required", "an administrator is required")
+	}
+	if a.PlatformAdmin {
+		return s.store.UserAnyTenant(ctx, userID)
+	}
+	return s.store.User(ctx, a.TenantID, userID)
+}
+
+// List returns a page of users, newest first. It returns apperr Forbidden for a non-admin or
+// a tenant admin naming another tenant, and Invalid for a bad page.
+func (s *Users) List(ctx context.Context, a actor.Actor, q UserQuery) (UserPage, error) {
+	if !a.IsAdmin() {
+		return UserPage{}, apperr.E(apperr.Forbidden, "admin_required", "an administrator is required")
+	}
+	if !a.PlatformAdmin {
+		if q.TenantID != "" && q.TenantID != a.TenantID {
+			return UserPage{}, apperr.E(apperr.Forbidden, "other_tenant", "a tenant administrator can only list their own tenant's users")
+		}
+		q.TenantID = a.TenantID
+	}
+	page, size, err := Paging(q.Page, q.PageSize)
+	if err != nil {
+		return UserPage{}, err
+	}
+	q.Page, q.PageSize = page, size
+	q.Q = strings.ToLower(strings.TrimSpace(q.Q))
+	if utf8.RuneCountInString(q.Q) > 200 {
+		return UserPage{}, apperr.E(apperr.Invalid, "validation_failed", "the search is too long").
+			WithFields(apperr.FieldError{Field: "q", Message: "must be at most 200 characters"})
+	}
+	out, err := s.store.ListUsers(ctx, q)
+	if err != nil {
+		return UserPage{}, err
+	}
+	out.Page, out.PageSize = q.Page, q.PageSize
+	return out, nil
+}
+
+// Paging applies the defaults (page 1, size 20) and checks the bounds (size at most 100); it
+// returns apperr Invalid for out-of-range values.
+func Paging(page, size int) (int, int, error) {
+	if page == 0 {
+		page = 1
+	}
+	if size == 0 {
+		size = DefaultPageSize
+	}
+	var fields []apperr.FieldError
+	if page < 1 || page > 100000 {
+		fields = append(fields, apperr.FieldError{Field: "page", Message: "must be between 1 and 100000"})
+	}
+	if size < 1 || size > MaxPageSize {
+		fields = append(fields, apperr.FieldError{Field: "page_size", Message: "must be between 1 and 100"})
+	}
+	if len(fields) > 0 {
+		return 0, 0, apperr.E(apperr.Invalid, "invalid_paging", "the page is out of range").WithFields(fields...)
+	}
+	return page, size, nil
+}
+
+// BanUser bans a user until a future date or without end, and records who did it and why.
+// Platform admins ban anyone but themselves; tenant admins ban users of their own tenant who
+// are not platform admins. It returns apperr Invalid for a missing reason, a past date or a
+// self-ban, Forbidden for a non-admin or a tenant admin banning a platform admin, and NotFound
+// for a user the admin may not see.
+func (s *Users) BanUser(ctx context.Context, a actor.Actor, userID, reason string, until *time.Time) error {
+	reason = strings.TrimSpace(reason)
+	now := s.now()
+	var fields []apperr.FieldError
+	if reason == "" || utf8.RuneCountInString(reason) > 500 {
+		fields = append(fields, apperr.FieldError{Field: "reason", Message: "is required and at most 500 characters"})
+	}
+	if until != nil && !until.After(now) {
+		fields = append(fields, apperr.FieldError{Field: "unblock_date", Message: "must be in the future"})
+	}
+	if len(fields) > 0 {
+		return apperr.E(apperr.Invalid, "validation_failed", "the ban is invalid").WithFields(fields...)
+	}
+	u, err := s.User(ctx, a, userID)
+	if err != nil {
+		return err
+	}
+	if u.ID == a.UserID {
+		return apperr.E(apperr.Invalid, "cannot_ban_self", "administrators cannot ban themselves")
+	}
+	if u.IsAdmin && !a.PlatformAdmin {
+		return apperr.E(apperr.Forbidden, "cannot_ban_platform_admin", "only a platform administrator can ban a platform administrator")
+	}
+	return s.store.BanUser(ctx, u, Ban{Reason: reason, Until: until, BannedBy: a.UserID, At: now})
+}

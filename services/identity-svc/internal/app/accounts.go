@@ -1,0 +1,196 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/motionstudio/platform/pkg/outbound"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/redisx"
+	events "github.com/motionstudio/platform/proto-events"
+	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
+	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
+	"github.com/motionstudio/platform/services/identity-svc/internal/domaincheck"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/store"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
+	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
+)
+
+// apiKeyCacheSize bounds the in-process API key cache.
+const apiKeyCacheSize = 100000
+
+// accountParts are the user, tenant, API key and webhook services and their background work.
+type accountParts struct {
+	handler *accountapi.Handler
+	workers []func(ctx context.Context) error
+}
+
+// newAccountParts wires the account side of the service on a's database, bus and Redis.
+func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *redisx.Limiter) (*accountParts, error) {
+	acfg := cfg.Account
+	if err := apikey.ValidBrand(acfg.APIKeys.Brand); err != nil {
+		return nil, err
+	}
+	schedule, err := retrySchedule(acfg.Webhooks.RetrySchedule)
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := newWebhookSealer(cfg)
+	if err != nil {
+		return nil, err
+	}
+	checker := domaincheck.New(domaincheck.Options{
+		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
+	})
+	tenants := tenant.NewService(store.NewTenants(a.db, writer), checker, tenant.Options{
+		Now: now, NewID: newID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
+	})
+	keys := apikey.NewService(store.NewAPIKeys(a.db, writer),
+		apikey.NewCache(acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, now),
+		apikey.NewCounter(), keyLimiter{limiter}, acfg.APIKeys.Brand, now, newID)
+	hookStore := store.NewWebhooks(a.db, writer)
+	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
+		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
+	}, slices.Collect(maps.Keys(events.WebhookEvents())), now, newID)
+	sender := bus.NewSender(outbound.New(outbound.Options{
+		Timeout: acfg.Webhooks.Timeout, MaxBodyBytes: webhook.MaxStoredBody, AllowLoopback: acfg.OutboundAllowLoopback,
+		UserAgent: "MotionStudio-Webhooks/1.0",
+	}))
+	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(hookStore, sender, sealer, schedule, now, newID), a.log, newID, now)
+	p := &accountParts{
+		handler: accountapi.NewHandler(accountapi.Deps{
+			Users:    account.NewUsers(store.NewUsers(a.db, writer), now),
+			Tenants:  tenants,
+			APIKeys:  keys,
+			Webhooks: hooks,
+			Currency: cfg.BalanceCurrency,
+		}),
+	}
+	p.workers = append(p.workers,
+		func(ctx context.Context) error {
+			return every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {
+				if _, err := tenants.CheckPending(ctx, 100); err != nil {
+					a.log.WarnContext(ctx, "domain check failed", "error", err)
+				}
+			})
+		},
+		func(ctx context.Context) error {
+			err := every(ctx, acfg.APIKeys.UsageFlushInterval, func(ctx context.Context) {
+				if err := keys.FlushUsage(ctx); err != nil {
+					a.log.WarnContext(ctx, "api key usage flush failed", "error", err)
+				}
+			})
+			if ferr := keys.FlushUsage(context.WithoutCancel(ctx)); ferr != nil {
+				a.log.WarnContext(ctx, "api key usage flush failed", "error", ferr)
+			}
+			return err
+		},
+		func(ctx context.Context) error { return forgetRevokedKeys(ctx, a, keys) },
+		consumers.FanOut,
+		func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) },
+		func(ctx context.Context) error {
+			return every(ctx, acfg.Webhooks.SweepInterval, func(ctx context.Context) {
+				if _, err := hookStore.WakeDue(ctx, now(), 5*time.Minute, 500); err != nil {
+					a.log.WarnContext(ctx, "webhook sweep failed", "error", err)
+				}
+			})
+		},
+	)
+	return p, nil
+}
+
+// retrySchedule parses a comma-separated list of delays.
+func retrySchedule(spec string) ([]time.Duration, error) {
+	var out []time.Duration
+	for part := range strings.SplitSeq(spec, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(part))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("app: WEBHOOK_RETRY_SCHEDULE: %q is not a positive duration", part)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// newWebhookSealer seals webhook secrets with ENCRYPTION_KEY, or with a key derived from the
+// signing key for webhooks when none is set.
+func newWebhookSealer(cfg config.Config) (*crypt.Box, error) {
+	if cfg.Auth.EncryptionKey != "" {
+		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
+		if err != nil {
+			return nil, err
+		}
+		return crypt.New(key)
+	}
+	signing, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
+	if err != nil {
+		return nil, err
+	}
+	key, err := crypt.DeriveKey(signing, "motionstudio identity-svc webhook secrets v1")
+	if err != nil {
+		return nil, err
+	}
+	return crypt.New(key)
+}
+
+// forgetRevokedKeys drops revoked keys from this process's cache. Every replica subscribes
+// (core NATS, no durable), so a key revoked through any replica stops validating everywhere.
+func forgetRevokedKeys(ctx context.Context, a *App, keys *apikey.Service) error {
+	sub, err := a.bus.Conn().Subscribe(a.bus.Subject(events.SubjectApiKeyRevoked), func(m *nats.Msg) {
+		var ev identityv1.ApiKeyRevoked
+		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(m.Data, &ev); err != nil {
+			a.log.WarnContext(ctx, "undecodable api key revocation", "error", err)
+			return
+		}
+		keys.Forget(ev.GetApiKeyId())
+	})
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return sub.Unsubscribe()
+}
+
+// keyLimiter applies an API key's per-minute rate with the service's GCRA limiter.
+type keyLimiter struct{ l *redisx.Limiter }
+
+// Allow returns apperr RateLimited with RetryAfter when the key is over perMinute.
+func (k keyLimiter) Allow(ctx context.Context, key string, perMinute int) error {
+	return k.l.Check(ctx, key, redisx.PerMinute(perMinute))
+}
+
+// every runs fn every interval until ctx is done, and then returns nil.
+func every(ctx context.Context, interval time.Duration, fn func(ctx context.Context)) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			fn(ctx)
+		}
+	}
+}
+
+// challengeToken is 128 random bits as 32 hex characters.
+func challengeToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

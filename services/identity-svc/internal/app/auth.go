@@ -1,0 +1,150 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/motionstudio/platform/pkg/outbound"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/redisx"
+	events "github.com/motionstudio/platform/proto-events"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/challenge"
+	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+	"github.com/motionstudio/platform/services/identity-svc/internal/oauth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/password"
+	"github.com/motionstudio/platform/services/identity-svc/internal/push"
+	"github.com/motionstudio/platform/services/identity-svc/internal/session"
+	"github.com/motionstudio/platform/services/identity-svc/internal/store"
+	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+)
+
+// newAuthHandler builds the Auth tag's handler and the session store whose revocations the
+// service's policies check (authapi.LiveSessions).
+func newAuthHandler(a *App, cfg config.Config, issuer *token.Issuer, limiter *redisx.Limiter) (*authapi.Handler, *session.Store, error) {
+	c := cfg.Auth
+	notifier, err := newNotifier(a, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	sealer, err := newSealer(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	providers, err := newOAuthProviders(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	authStore := store.NewAuth(a.db, outbox.NewWriter(events.SourceIdentity))
+	// A revoked session is remembered as long as any of its access tokens can live.
+	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, cfg.AccessTokenTTL+time.Minute)
+	svc, err := auth.NewService(auth.Deps{
+		Store:    authStore,
+		Sessions: sessions,
+		Hasher:   password.NewHasher(password.Default),
+		Tokens:   issuer,
+		Limiter:  limiter,
+		Limits: auth.Limits{
+			LoginPerIP:        redisx.PerMinute(c.LoginPerIP),
+			LoginPerAccount:   redisx.PerMinute(c.LoginPerAccount),
+			LoginPerTenant:    redisx.PerMinute(c.LoginPerTenant),
+			RegisterPerIP:     redisx.PerMinute(c.RegisterPerIP),
+			RegisterPerTenant: redisx.PerMinute(c.RegisterPerTenant),
+			VerifyPerIP:       redisx.PerMinute(c.VerifyPerIP),
+			ResetPerIP:        redisx.PerMinute(c.ResetPerIP),
+			ResetPerAccount:   redisx.PerMinute(c.ResetPerAccount),
+			ResetPerTenant:    redisx.PerMinute(c.ResetPerTenant),
+		},
+		Challenges: challenge.NewStore(a.rdb, cfg.Redis.KeyPrefix),
+		Notifier:   notifier,
+		Messages: auth.Messages{
+			LinkBase: c.AppBaseURL, EmailCodeTTL: c.EmailCodeTTL, PhoneCodeTTL: c.PhoneCodeTTL,
+			ResetTTL: c.ResetTTL, MaxAttempts: c.CodeMaxAttempts,
+		},
+		Factors: authStore,
+		Sealer:  sealer,
+		MFA:     auth.MFAConfig{Issuer: c.MFAIssuer, TokenTTL: c.MFATokenTTL},
+
+		OAuth:      providers,
+		OAuthLinks: authStore,
+		Log:        a.log,
+		Grace:      c.RefreshReuseGrace,
+		Now:        now,
+		NewID:      newID,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	pushes := push.NewService(store.NewPushSubscriptions(a.db), now, newID)
+	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
+}
+
+// newNotifier picks the message senders: the development notifier (log and
+// notification_outbox) or SMTP and the SMS gateway.
+func newNotifier(a *App, c config.Auth) (notify.Notifier, error) {
+	switch c.NotifyMode {
+	case "dev":
+		dev := notify.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.db))
+		return notify.Router{Email: dev, SMS: dev}, nil
+	case "live":
+		if c.SMTPAddr == "" || c.SMSURL == "" {
+			return nil, fmt.Errorf("app: NOTIFY_MODE=live needs SMTP_ADDR and SMS_GATEWAY_URL")
+		}
+		return notify.Router{
+			Email: notify.NewSMTP(notify.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword}),
+			SMS: notify.NewSMSGateway(notify.SMSConfig{URL: c.SMSURL, APIKey: c.SMSAPIKey, From: c.SMSFrom},
+				outbound.New(outbound.Options{AllowLoopback: c.SMSAllowLoopback, UserAgent: Name})),
+		}, nil
+	default:
+		return nil, fmt.Errorf("app: NOTIFY_MODE must be dev or live, got %q", c.NotifyMode)
+	}
+}
+
+// newSealer builds the AES-256-GCM box of MFA secrets from ENCRYPTION_KEY, or from a key derived
+// from the signing key when none is set.
+func newSealer(cfg config.Config) (*crypt.Box, error) {
+	if cfg.Auth.EncryptionKey != "" {
+		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
+		if err != nil {
+			return nil, err
+		}
+		return crypt.New(key)
+	}
+	signing, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
+	if err != nil {
+		return nil, err
+	}
+	key, err := crypt.DeriveKey(signing, "motionstudio identity-svc mfa secrets v1")
+	if err != nil {
+		return nil, err
+	}
+	return crypt.New(key)
+}
+
+var providerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
+
+// newOAuthProviders builds the configured OAuth login providers (slots A and B), keyed by name.
+func newOAuthProviders(c config.Auth) (map[string]auth.OAuthProvider, error) {
+	out := map[string]auth.OAuthProvider{}
+	for _, p := range []oauth.Config{oauth.Config(c.OAuthA), oauth.Config(c.OAuthB)} {
+		if p.Name == "" {
+			continue
+		}
+		if !providerName.MatchString(p.Name) {
+			return nil, fmt.Errorf("app: OAuth provider name %q must be 1-32 lower-case letters, digits, - or _", p.Name)
+		}
+		if _, dup := out[p.Name]; dup {
+			return nil, fmt.Errorf("app: OAuth provider %q is configured twice", p.Name)
+		}
+		if p.TokenURL == "" || p.UserInfoURL == "" || p.ClientID == "" {
+			return nil, fmt.Errorf("app: OAuth provider %q needs a client id, a token URL and a userinfo URL", p.Name)
+		}
+		out[p.Name] = oauth.New(p, c.OAuthTimeout)
+	}
+	return out, nil
+}

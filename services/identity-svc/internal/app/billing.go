@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/outbox"
+	events "github.com/motionstudio/platform/proto-events"
+	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
+	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/billingapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
+	"github.com/motionstudio/platform/services/identity-svc/internal/store"
+)
+
+// questTriggers are the identity events quests count; a quest's trigger is the event's
+// webhook name (user.registered, payment.confirmed, plan.activated).
+func questTriggers() []string {
+	return []string{events.SubjectUserRegistered, events.SubjectPaymentConfirmed, events.SubjectPlanActivated}
+}
+
+// billingParts are the plan, payment, discount, quest and gift services and their background
+// work.
+type billingParts struct {
+	handler *billingapi.Handler
+	workers []func(ctx context.Context) error
+}
+
+// newBillingParts wires the billing side of the service on a's database and bus.
+func newBillingParts(a *App, cfg config.Config, writer *outbox.Writer) *billingParts {
+	bcfg := cfg.Billing
+	gateways := map[string]billing.Gateway{}
+	if bcfg.SandboxEnabled {
+		gateways[billing.GatewaySandbox] = billing.Sandbox{}
+	}
+	if bcfg.RedirectAPIURL != "" {
+		gateways[billing.GatewayRedirect] = billing.NewRedirect(billing.RedirectOptions{
+			APIURL: bcfg.RedirectAPIURL, StartURL: bcfg.RedirectStartURL, MerchantID: bcfg.RedirectMerchant,
+		})
+	}
+	if bcfg.WebhookAPIURL != "" {
+		gateways[billing.GatewayWebhook] = billing.NewWebhook(billing.WebhookOptions{
+			APIURL: bcfg.WebhookAPIURL, APIKey: bcfg.WebhookAPIKey, Secret: bcfg.WebhookSecret, ReturnURL: bcfg.ReturnURL,
+		})
+	}
+	svc := billing.NewService(store.NewBilling(a.db, writer), billing.Options{
+		Gateways: gateways, CallbackURL: bcfg.CallbackBaseURL + "/redirect", ReturnURL: bcfg.ReturnURL,
+		BalanceCurrency: cfg.BalanceCurrency, Now: now, NewID: newID,
+	})
+	quests := quest.NewService(store.NewQuests(a.db, writer), now, newID)
+	return &billingParts{
+		handler: billingapi.NewHandler(svc, quests),
+		workers: []func(ctx context.Context) error{func(ctx context.Context) error { return consumeQuestSteps(ctx, a, writer) }},
+	}
+}
+
+// consumeQuestSteps moves quests from identity events, each event once (outbox.Once), in the
+// transaction that records it. The consumer reads every identity event (one filter subject,
+// which every NATS server version supports) and acknowledges the ones quests do not count.
+func consumeQuestSteps(ctx context.Context, a *App, writer *outbox.Writer) error {
+	spec := natsx.ConsumerSpec{Stream: events.StreamIdentityEvents, Durable: events.DurableQuestProgress, FilterSubjects: []string{"identity.>"}}
+	return a.bus.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
+		if !slices.Contains(questTriggers(), m.Subject) {
+			return nil
+		}
+		msg, err := events.Decode(m.Subject, m.Data)
+		if err != nil {
+			return natsx.Permanent(err)
+		}
+		who, ok := msg.(interface {
+			GetTenantId() string
+			GetUserId() string
+		})
+		entry, _ := events.Lookup(m.Subject)
+		if !ok || who.GetUserId() == "" {
+			return natsx.Permanent(fmt.Errorf("app: %s event %s names no user", m.Subject, m.ID))
+		}
+		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
+		_, err = outbox.Once(ctx, a.db, events.DurableQuestProgress, m.ID, func(tx *gorm.DB) error {
+			return quest.NewService(store.NewQuests(tx, writer), now, newID).Record(ctx, step)
+		})
+		return err
+	})
+}

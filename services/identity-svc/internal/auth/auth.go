@@ -1,0 +1,278 @@
+// Package auth holds the rules of registration, login, refresh-token rotation, sessions and
+// password changes. It declares the stores, hasher, token issuer and rate limiter it consumes;
+// the store, session and app packages provide them. Failures are apperr errors: Invalid for bad
+// input, Unauthenticated for refused credentials or tokens, Forbidden, NotFound, Conflict and
+// RateLimited.
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"log/slog"
+	"time"
+
+	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+)
+
+// Tenant statuses that accept registrations and logins.
+const (
+	TenantActive = "Active"
+	TenantTrial  = "Trial"
+)
+
+// Register modes.
+const (
+	ModeEmail = "Email"
+	ModePhone = "Phone"
+)
+
+// User is an account as login and sessions see it.
+type User struct {
+	ID            string
+	TenantID      string
+	Email         *string
+	EmailVerified bool
+	Phone         *string
+	PhoneVerified bool
+	FullName      *string
+	AvatarURL     *string
+	IsAdmin       bool
+	IsTenantAdmin bool
+	RegisterMode  string
+	PasswordHash  string
+	LastActive    time.Time
+	RegisteredAt  time.Time
+
+	BalanceMinor             int64
+	AffiliateBalanceMinor    int64
+	LoyaltyScore             int
+	DailyRemainRenderCount   int
+	MaxDailyRenderCount      int
+	ParallelRenderingCeiling int
+	UsedStorageBytes         int64
+
+	BannedAt    *time.Time
+	BannedUntil *time.Time
+}
+
+// Banned reports whether the user is banned at now: a ban without an end lasts until lifted, a
+// ban with an unblock date ends then.
+func (u *User) Banned(now time.Time) bool {
+	return u.BannedAt != nil && (u.BannedUntil == nil || now.Before(*u.BannedUntil))
+}
+
+// Tenant is the tenant a user belongs to.
+type Tenant struct {
+	ID               string
+	Slug             string
+	Name             string
+	Kind             string
+	Status           string
+	CustomDomain     *string
+	DomainVerified   bool
+	ContactEmail     string
+	MaxUsers         *int
+	MaxStorageGB     *int
+	MonthlyRenderQty *int
+	TrialEndsAt      *time.Time
+	CreatedAt        time.Time
+}
+
+// open reports whether the tenant accepts registrations and logins.
+func (t *Tenant) open() bool { return t.Status == TenantActive || t.Status == TenantTrial }
+
+// Session is one login of a user on a device.
+type Session struct {
+	ID         string
+	UserID     string
+	TenantID   string
+	DeviceID   string
+	DeviceName string
+	UserAgent  string
+	IPAddress  string
+	IssuedAt   time.Time
+	LastUsedAt time.Time
+}
+
+// Use is where and when a refresh token was presented.
+type Use struct {
+	IPAddress string
+	UserAgent string
+	At        time.Time
+}
+
+// Store reads tenants and users and writes what login changes. Lookups return apperr NotFound;
+// CreateUser returns apperr Conflict when the email or phone is taken in the tenant.
+type Store interface {
+	TenantBySlug(ctx context.Context, slug string) (*Tenant, error)
+	Tenant(ctx context.Context, id string) (*Tenant, error)
+	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
+	UserByPhone(ctx context.Context, tenantID, phone string) (*User, error)
+	User(ctx context.Context, tenantID, userID string) (*User, error)
+	// CreateUser inserts u and records its user.registered event in the same transaction.
+	CreateUser(ctx context.Context, u *User, affiliateCode string) error
+	// RecordLogin stamps the user's last activity and, when newHash is not empty, replaces the
+	// password hash.
+	RecordLogin(ctx context.Context, userID string, at time.Time, newHash string) error
+	SetPasswordHash(ctx context.Context, userID, hash string) error
+	// MarkVerified sets email_verified (channel notify.Email) or phone_verified (notify.SMS)
+	// when the user's address is still target; apperr NotFound otherwise.
+	MarkVerified(ctx context.Context, userID, channel, target string) error
+}
+
+// SessionStore keeps sessions and the hashes of their refresh tokens. Get returns apperr
+// NotFound; Rotate returns apperr Unauthenticated with code invalid_refresh_token for an unknown
+// token or a revoked session, and with code refresh_token_reused after revoking the session
+// when a rotated token comes back grace or more after its rotation.
+type SessionStore interface {
+	Create(ctx context.Context, s Session, refreshHash string) error
+	Rotate(ctx context.Context, oldHash, newHash string, grace time.Duration, use Use) (*Session, error)
+	Get(ctx context.Context, id string) (*Session, error)
+	List(ctx context.Context, userID string) ([]Session, error)
+	Revoke(ctx context.Context, id string) error
+	RevokeOthers(ctx context.Context, userID, keepID string) error
+}
+
+// Hasher hashes and verifies passwords.
+type Hasher interface {
+	Hash(plain string) (string, error)
+	Verify(plain, encoded string) (match, rehash bool, err error)
+}
+
+// Tokens mints access tokens.
+type Tokens interface {
+	Access(s token.Subject, ttl time.Duration) (token.Issued, error)
+}
+
+// Limiter refuses events over a rate with apperr RateLimited.
+type Limiter interface {
+	Check(ctx context.Context, key string, lim redisx.Limit) error
+}
+
+// Limits are the attempt rates of login, registration, verification and password reset.
+type Limits struct {
+	LoginPerIP, LoginPerAccount, LoginPerTenant redisx.Limit
+	RegisterPerIP, RegisterPerTenant            redisx.Limit
+	VerifyPerIP                                 redisx.Limit
+	ResetPerIP, ResetPerAccount, ResetPerTenant redisx.Limit
+}
+
+// Challenge purposes.
+const (
+	PurposeVerifyEmail = "verify-email"
+	PurposeVerifyPhone = "verify-phone"
+	PurposeReset       = "reset"
+)
+
+// Challenge is a one-time token (and code) sent to a person: the store keeps only hashes.
+type Challenge struct {
+	Purpose   string
+	TokenHash string
+	CodeHash  string
+	UserID    string
+	TenantID  string
+	// Target is the email or phone number the challenge was sent to.
+	Target string
+	// Extra is what the challenge's owner needs to finish (JSON).
+	Extra string
+}
+
+// Challenges keeps one-time challenges. Consume returns the challenge and deletes it when the
+// code hash matches; it returns apperr NotFound for an unknown, expired, used or burnt challenge
+// and Invalid (wrong_code) for a wrong code, deleting the challenge at the maxAttempts-th.
+// Peek returns a challenge without using it (apperr NotFound), Fail counts a wrong attempt
+// (deleting the challenge at the maxAttempts-th) and Take deletes it, reporting whether this
+// caller was the one that did.
+type Challenges interface {
+	Put(ctx context.Context, c Challenge, ttl time.Duration) error
+	Consume(ctx context.Context, purpose, tokenHash, codeHash string, maxAttempts int) (*Challenge, error)
+	Peek(ctx context.Context, purpose, tokenHash string) (*Challenge, error)
+	Fail(ctx context.Context, purpose, tokenHash string, maxAttempts int) error
+	Take(ctx context.Context, purpose, tokenHash string) (bool, error)
+}
+
+// Notifier sends messages to people.
+type Notifier interface {
+	Send(ctx context.Context, m notify.Message) error
+}
+
+// Messages configures the one-time messages.
+type Messages struct {
+	// LinkBase is the web app's address that links in messages point to.
+	LinkBase                   string
+	EmailCodeTTL, PhoneCodeTTL time.Duration
+	ResetTTL                   time.Duration
+	MaxAttempts                int
+}
+
+// Deps are what a Service is built from.
+type Deps struct {
+	Store    Store
+	Sessions SessionStore
+	Hasher   Hasher
+	Tokens   Tokens
+	Limiter  Limiter
+	Limits   Limits
+
+	Challenges Challenges
+	Notifier   Notifier
+	Messages   Messages
+
+	Factors Factors
+	Sealer  Sealer
+	MFA     MFAConfig
+
+	// OAuth maps provider names (from configuration) to their adapters.
+	OAuth      map[string]OAuthProvider
+	OAuthLinks OAuthLinks
+	// Log records messages that could not be sent after the state change they follow committed.
+	Log *slog.Logger
+	// Grace is how long a rotated refresh token is still accepted.
+	Grace time.Duration
+	Now   func() time.Time
+	NewID func() string
+}
+
+// Service implements the auth rules.
+type Service struct {
+	Deps
+	dummyHash string
+}
+
+// NewService returns a Service. It hashes a dummy password once, so that logins of unknown
+// accounts spend the same time as real ones.
+func NewService(d Deps) (*Service, error) {
+	dummy, err := d.Hasher.Hash(randomToken())
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Deps: d, dummyHash: dummy}, nil
+}
+
+// Grant is the outcome of a successful login or refresh.
+type Grant struct {
+	AccessToken  string
+	RefreshToken string
+	ExpiresIn    time.Duration
+	SessionID    string
+	User         *User
+	Tenant       *Tenant
+}
+
+// randomToken returns 256 random bits, base64url encoded.
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// HashToken is the SHA-256 of an opaque token, hex encoded: only this is stored.
+func HashToken(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}

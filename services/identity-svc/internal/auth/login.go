@@ -1,0 +1,342 @@
+package auth
+
+import (
+	"context"
+	"net/mail"
+	"regexp"
+	"strings"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+)
+
+// Password length bounds; the upper one keeps argon2id's input bounded.
+const (
+	MinPasswordLength = 8
+	MaxPasswordLength = 256
+)
+
+var phonePattern = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+
+// errInvalidCredentials is the one answer for an unknown account, a wrong password and a banned
+// account, so none of them can be told apart.
+func errInvalidCredentials() error {
+	return apperr.E(apperr.Unauthenticated, "invalid_credentials", "The account or the password is not correct.")
+}
+
+// normalizeEmail lower-cases and trims an email; it reports false when it is not an address.
+func normalizeEmail(raw string) (string, bool) {
+	e := strings.ToLower(strings.TrimSpace(raw))
+	if len(e) > 254 {
+		return e, false
+	}
+	a, err := mail.ParseAddress(e)
+	return e, err == nil && a.Address == e
+}
+
+// normalizePhone drops spaces, dashes and brackets; it reports false when the rest is not E.164.
+func normalizePhone(raw string) (string, bool) {
+	p := strings.Map(func(r rune) rune {
+		if strings.ContainsRune(" -()", r) {
+			return -1
+		}
+		return r
+	}, raw)
+	return p, phonePattern.MatchString(p)
+}
+
+// Registration is the input of Register.
+type Registration struct {
+	TenantSlug, Email, Phone, Password, FullName, AffiliateCode string
+	IPAddress                                                   string
+}
+
+// Register creates an unverified account. It returns apperr Invalid for bad input, NotFound for
+// an unknown tenant, Forbidden for a tenant that is not Active or Trial, Conflict when the email
+// or phone is taken in the tenant and RateLimited when the address or tenant tries too often.
+func (s *Service) Register(ctx context.Context, in Registration) (*User, error) {
+	var fields []apperr.FieldError
+	email, phone := strings.TrimSpace(in.Email), strings.TrimSpace(in.Phone)
+	if email == "" && phone == "" {
+		fields = append(fields, apperr.FieldError{Field: "email", Message: "an email or a phone number is required"})
+	}
+	if email != "" {
+		var ok bool
+		if email, ok = normalizeEmail(email); !ok {
+			fields = append(fields, apperr.FieldError{Field: "email", Message: "must be an email address"})
+		}
+	}
+	if phone != "" {
+		var ok bool
+		if phone, ok = normalizePhone(phone); !ok {
+			fields = append(fields, apperr.FieldError{Field: "phone_number", Message: "must be an E.164 number such as +4915112345678"})
+		}
+	}
+	fields = append(fields, checkPassword("password", in.Password)...)
+	name := strings.TrimSpace(in.FullName)
+	if len([]rune(name)) > 200 {
+		fields = append(fields, apperr.FieldError{Field: "full_name", Message: "must be at most 200 characters"})
+	}
+	if len(in.AffiliateCode) > 64 {
+		fields = append(fields, apperr.FieldError{Field: "affiliate_code", Message: "must be at most 64 characters"})
+	}
+	if strings.TrimSpace(in.TenantSlug) == "" {
+		fields = append(fields, apperr.FieldError{Field: "tenant_slug", Message: "is required"})
+	}
+	if len(fields) > 0 {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "The registration is invalid.").WithFields(fields...)
+	}
+	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
+	if err := s.Limiter.Check(ctx, "register:ip:"+in.IPAddress, s.Limits.RegisterPerIP); err != nil {
+		return nil, err
+	}
+	if err := s.Limiter.Check(ctx, "register:tenant:"+slug, s.Limits.RegisterPerTenant); err != nil {
+		return nil, err
+	}
+	tenant, err := s.Store.TenantBySlug(ctx, slug)
+	if err != nil {
+		return nil, err
+	}
+	if !tenant.open() {
+		return nil, apperr.E(apperr.Forbidden, "tenant_closed", "The tenant does not accept registrations.")
+	}
+	hash, err := s.Hasher.Hash(in.Password)
+	if err != nil {
+		return nil, err
+	}
+	now := s.Now()
+	u := &User{
+		ID: s.NewID(), TenantID: tenant.ID, RegisterMode: ModeEmail, PasswordHash: hash,
+		LastActive: now, RegisteredAt: now, ParallelRenderingCeiling: 1,
+	}
+	if email != "" {
+		u.Email = &email
+	}
+	if phone != "" {
+		u.Phone = &phone
+		if email == "" {
+			u.RegisterMode = ModePhone
+		}
+	}
+	if name != "" {
+		u.FullName = &name
+	}
+	if err := s.Store.CreateUser(ctx, u, strings.TrimSpace(in.AffiliateCode)); err != nil {
+		if apperr.Is(err, apperr.Conflict) {
+			return nil, apperr.Wrap(err, apperr.Conflict, "account_exists", "An account with this email or phone number already exists in the tenant.")
+		}
+		return nil, err
+	}
+	s.sendVerifications(ctx, u)
+	return u, nil
+}
+
+func checkPassword(field, pw string) []apperr.FieldError {
+	if n := len([]rune(pw)); n < MinPasswordLength || n > MaxPasswordLength {
+		return []apperr.FieldError{{Field: field, Message: "must be 8 to 256 characters"}}
+	}
+	return nil
+}
+
+// Login is the input of Login.
+type Login struct {
+	TenantSlug, Email, Phone, Password string
+	DeviceID, DeviceName               string
+	IPAddress, UserAgent               string
+}
+
+// Login checks credentials and opens a session, or, for an account with a verified second
+// factor, answers an MFAPending whose token ChallengeMFA completes. An unknown tenant or
+// account, a wrong password and a banned account all return the same apperr Unauthenticated
+// (invalid_credentials) after the same argon2id work. It also returns apperr Invalid for bad
+// input and RateLimited when the address, the account or the tenant tries too often.
+func (s *Service) Login(ctx context.Context, in Login) (*Grant, *MFAPending, error) {
+	u, tenant, err := s.checkCredentials(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	factors, err := s.Factors.VerifiedFactors(ctx, u.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(factors) > 0 {
+		p, err := s.pendMFA(ctx, u, factors, in)
+		return nil, p, err
+	}
+	g, err := s.openSession(ctx, u, tenant, in)
+	return g, nil, err
+}
+
+// checkCredentials is the password step of a login: it answers the account whose password
+// matched and re-hashes the password when its parameters are outdated.
+func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenant, error) {
+	if err := s.checkLogin(in); err != nil {
+		return nil, nil, err
+	}
+	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
+	email, _ := normalizeEmail(in.Email)
+	phone, _ := normalizePhone(in.Phone)
+	account := email
+	if account == "" {
+		account = phone
+	}
+	if err := s.Limiter.Check(ctx, "login:ip:"+in.IPAddress, s.Limits.LoginPerIP); err != nil {
+		return nil, nil, err
+	}
+	if err := s.Limiter.Check(ctx, "login:tenant:"+slug, s.Limits.LoginPerTenant); err != nil {
+		return nil, nil, err
+	}
+	if err := s.Limiter.Check(ctx, "login:account:"+slug+":"+account, s.Limits.LoginPerAccount); err != nil {
+		return nil, nil, err
+	}
+	u, tenant, err := s.findAccount(ctx, slug, email, phone)
+	if err != nil {
+		return nil, nil, err
+	}
+	stored := s.dummyHash
+	if u != nil {
+		stored = u.PasswordHash
+	}
+	match, rehash, err := s.Hasher.Verify(in.Password, stored)
+	if err != nil {
+		return nil, nil, err
+	}
+	if u == nil || !match || u.Banned(s.Now()) {
+		return nil, nil, errInvalidCredentials()
+	}
+	newHash := ""
+	if rehash {
+		if newHash, err = s.Hasher.Hash(in.Password); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := s.Store.RecordLogin(ctx, u.ID, s.Now(), newHash); err != nil {
+		return nil, nil, err
+	}
+	return u, tenant, nil
+}
+
+func (s *Service) checkLogin(in Login) error {
+	var fields []apperr.FieldError
+	if strings.TrimSpace(in.TenantSlug) == "" {
+		fields = append(fields, apperr.FieldError{Field: "tenant_slug", Message: "is required"})
+	}
+	if strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "" {
+		fields = append(fields, apperr.FieldError{Field: "email", Message: "an email or a phone number is required"})
+	}
+	if in.Password == "" || len(in.Password) > 4*MaxPasswordLength {
+		fields = append(fields, apperr.FieldError{Field: "password", Message: "is required"})
+	}
+	if len(in.DeviceID) > 200 || len(in.DeviceName) > 200 {
+		fields = append(fields, apperr.FieldError{Field: "device_name", Message: "device_id and device_name must be at most 200 characters"})
+	}
+	if len(fields) > 0 {
+		return apperr.E(apperr.Invalid, "validation_failed", "The login request is invalid.").WithFields(fields...)
+	}
+	return nil
+}
+
+// findAccount returns the user and tenant, or a nil user (and no error) when either is unknown
+// or the tenant is closed, so the caller still spends the hashing time.
+func (s *Service) findAccount(ctx context.Context, slug, email, phone string) (*User, *Tenant, error) {
+	tenant, err := s.Store.TenantBySlug(ctx, slug)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if !tenant.open() {
+		return nil, tenant, nil
+	}
+	var u *User
+	switch {
+	case email != "":
+		u, err = s.Store.UserByEmail(ctx, tenant.ID, email)
+	case phone != "":
+		u, err = s.Store.UserByPhone(ctx, tenant.ID, phone)
+	default:
+		err = apperr.E(apperr.NotFound, "", "no account")
+	}
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, tenant, nil
+	}
+	return u, tenant, err
+}
+
+// openSession creates a session with a fresh refresh token and mints its access token.
+func (s *Service) openSession(ctx context.Context, u *User, tenant *Tenant, in Login) (*Grant, error) {
+	now := s.Now()
+	sess := Session{
+		ID: s.NewID(), UserID: u.ID, TenantID: u.TenantID, DeviceID: in.DeviceID, DeviceName: in.DeviceName,
+		UserAgent: truncate(in.UserAgent, 512), IPAddress: in.IPAddress, IssuedAt: now, LastUsedAt: now,
+	}
+	refresh := randomToken()
+	if err := s.Sessions.Create(ctx, sess, HashToken(refresh)); err != nil {
+		return nil, err
+	}
+	return s.grant(u, tenant, sess.ID, refresh)
+}
+
+func (s *Service) grant(u *User, tenant *Tenant, sessionID, refresh string) (*Grant, error) {
+	issued, err := s.Tokens.Access(token.Subject{
+		UserID: u.ID, TenantID: u.TenantID, SessionID: sessionID, Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
+	}, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &Grant{
+		AccessToken: issued.Token, RefreshToken: refresh, ExpiresIn: issued.ExpiresIn,
+		SessionID: sessionID, User: u, Tenant: tenant,
+	}, nil
+}
+
+// Refresh exchanges a refresh token for a new one and a new access token of the same session.
+// It returns apperr Invalid for an empty token and Unauthenticated for an unknown or revoked
+// token, a reused one (the session is then revoked), and a banned user or a suspended or
+// cancelled tenant (the session is then revoked too).
+func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*Grant, error) {
+	if refreshToken == "" || len(refreshToken) > 512 {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "The refresh token is required.").
+			WithFields(apperr.FieldError{Field: "refresh_token", Message: "is required"})
+	}
+	use.UserAgent, use.At = truncate(use.UserAgent, 512), s.Now()
+	next := randomToken()
+	sess, err := s.Sessions.Rotate(ctx, HashToken(refreshToken), HashToken(next), s.Grace, use)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.Store.User(ctx, sess.TenantID, sess.UserID)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && u.Banned(s.Now())) {
+		if rerr := s.Sessions.Revoke(ctx, sess.ID); rerr != nil {
+			return nil, rerr
+		}
+		return nil, apperr.E(apperr.Unauthenticated, "invalid_refresh_token", "The refresh token is not valid.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	tenant, err := s.Store.Tenant(ctx, u.TenantID)
+	if err != nil {
+		return nil, err
+	}
+	if !tenant.open() {
+		if err := s.Sessions.Revoke(ctx, sess.ID); err != nil {
+			return nil, err
+		}
+		return nil, apperr.E(apperr.Unauthenticated, "invalid_refresh_token", "The refresh token is not valid.")
+	}
+	return s.grant(u, tenant, sess.ID, next)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

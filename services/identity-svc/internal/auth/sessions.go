@@ -1,0 +1,77 @@
+package auth
+
+import (
+	"context"
+	"slices"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+// Logout revokes the session of the calling access token; logging out twice is not an error.
+func (s *Service) Logout(ctx context.Context, sessionID string) error {
+	if sessionID == "" {
+		return nil
+	}
+	return s.Sessions.Revoke(ctx, sessionID)
+}
+
+// ListSessions lists the user's active sessions, newest first.
+func (s *Service) ListSessions(ctx context.Context, userID string) ([]Session, error) {
+	list, err := s.Sessions.List(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(list, func(a, b Session) int { return b.IssuedAt.Compare(a.IssuedAt) })
+	return list, nil
+}
+
+// RevokeSession revokes one of the user's sessions. It returns apperr NotFound for a session
+// that does not exist or belongs to someone else.
+func (s *Service) RevokeSession(ctx context.Context, userID, sessionID string) error {
+	sess, err := s.Sessions.Get(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if sess.UserID != userID {
+		return apperr.E(apperr.NotFound, "session_not_found", "The session does not exist.")
+	}
+	return s.Sessions.Revoke(ctx, sessionID)
+}
+
+// PasswordChange is the input of ChangePassword.
+type PasswordChange struct {
+	TenantID, UserID, SessionID string
+	Current, New                string
+}
+
+// ChangePassword replaces the user's password after checking the current one and revokes every
+// other session of the user. It returns apperr Invalid for a wrong current password or a bad new
+// one, NotFound when the user is gone and RateLimited after too many attempts.
+func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
+	if f := checkPassword("new_password", in.New); f != nil {
+		return apperr.E(apperr.Invalid, "validation_failed", "The new password is invalid.").WithFields(f...)
+	}
+	if err := s.Limiter.Check(ctx, "password-change:"+in.UserID, s.Limits.LoginPerAccount); err != nil {
+		return err
+	}
+	u, err := s.Store.User(ctx, in.TenantID, in.UserID)
+	if err != nil {
+		return err
+	}
+	match, _, err := s.Hasher.Verify(in.Current, u.PasswordHash)
+	if err != nil {
+		return err
+	}
+	if !match {
+		return apperr.E(apperr.Invalid, "wrong_password", "The current password is not correct.").
+			WithFields(apperr.FieldError{Field: "current_password", Message: "is not correct"})
+	}
+	hash, err := s.Hasher.Hash(in.New)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+		return err
+	}
+	return s.Sessions.RevokeOthers(ctx, u.ID, in.SessionID)
+}

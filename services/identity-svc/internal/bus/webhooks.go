@@ -1,0 +1,162 @@
+// Package bus is identity-svc's NATS adapter: the consumers that fan identity events out to
+// tenants' webhooks and run webhook delivery jobs, and the HTTP sender the deliveries use.
+package bus
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/outbound"
+	"github.com/motionstudio/platform/pkg/outbox"
+	events "github.com/motionstudio/platform/proto-events"
+	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
+	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
+)
+
+// Enqueuer creates delivery messages for an event inside the inbox transaction.
+type Enqueuer interface {
+	Enqueue(ctx context.Context, tx *gorm.DB, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error)
+}
+
+// Deliverer makes one delivery attempt of a message.
+type Deliverer interface {
+	Deliver(ctx context.Context, messageID string) error
+}
+
+// Webhooks runs the fan-out and delivery consumers.
+type Webhooks struct {
+	bus       *natsx.Bus
+	db        *gorm.DB
+	enqueuer  Enqueuer
+	deliverer Deliverer
+	log       *slog.Logger
+	newID     func() string
+	now       func() time.Time
+}
+
+// NewWebhooks returns the webhook consumers.
+func NewWebhooks(bus *natsx.Bus, db *gorm.DB, enqueuer Enqueuer, deliverer Deliverer, log *slog.Logger, newID func() string, now func() time.Time) *Webhooks {
+	return &Webhooks{bus: bus, db: db, enqueuer: enqueuer, deliverer: deliverer, log: log, newID: newID, now: now}
+}
+
+// FanOut consumes identity events until ctx is done and turns each into one delivery job per
+// subscribed webhook of the event's tenant, once per event id.
+func (w *Webhooks) FanOut(ctx context.Context) error {
+	return w.bus.Consume(ctx, natsx.ConsumerSpec{
+		Stream: events.StreamIdentityEvents, Durable: events.DurableWebhookFanout, FilterSubjects: []string{"identity.>"},
+	}, w.fanOut)
+}
+
+// envelope is the JSON body a webhook receives.
+type envelope struct {
+	ID        string          `json:"id"`
+	Type      string          `json:"type"`
+	Timestamp time.Time       `json:"timestamp"`
+	Data      json.RawMessage `json:"data"`
+}
+
+func (w *Webhooks) fanOut(ctx context.Context, m natsx.Message) error {
+	name, ok := events.WebhookEventOf(m.Subject)
+	if !ok {
+		return nil
+	}
+	entry, _ := events.Lookup(m.Subject)
+	msg := entry.New()
+	if err := m.Decode(msg); err != nil {
+		return err
+	}
+	tenantID := stringField(msg.ProtoReflect(), "tenant_id")
+	if tenantID == "" {
+		return nil
+	}
+	data, err := protojson.MarshalOptions{UseProtoNames: true, EmitUnpopulated: true}.Marshal(msg)
+	if err != nil {
+		return natsx.Permanent(fmt.Errorf("bus: encode %s %s: %w", m.Type, m.ID, err))
+	}
+	body, err := json.Marshal(envelope{ID: m.ID, Type: name, Timestamp: m.Time.UTC(), Data: data})
+	if err != nil {
+		return natsx.Permanent(fmt.Errorf("bus: envelope %s %s: %w", m.Type, m.ID, err))
+	}
+	_, err = outbox.Once(ctx, w.db, events.DurableWebhookFanout, m.ID, func(tx *gorm.DB) error {
+		_, err := w.enqueuer.Enqueue(ctx, tx, tenantID, m.ID, name, body, w.newID, w.now())
+		return err
+	})
+	return err
+}
+
+func stringField(m protoreflect.Message, name protoreflect.Name) string {
+	f := m.Descriptor().Fields().ByName(name)
+	if f == nil || f.Kind() != protoreflect.StringKind {
+		return ""
+	}
+	return m.Get(f).String()
+}
+
+// Deliveries consumes delivery wake-ups until ctx is done and makes each attempt.
+func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
+	return w.bus.Consume(ctx, natsx.ConsumerSpec{
+		Stream: events.StreamJobs, Durable: events.DurableWebhookDelivery,
+		FilterSubjects: []string{events.SubjectWebhookDeliveryJob}, Concurrency: concurrency,
+		AckWait: 2 * time.Minute,
+	}, func(ctx context.Context, m natsx.Message) error {
+		var job identityv1.WebhookDeliveryJob
+		if err := m.Decode(&job); err != nil {
+			return err
+		}
+		return w.deliverer.Deliver(ctx, job.GetDeliveryId())
+	})
+}
+
+// Sender POSTs webhook bodies through the SSRF-safe outbound client.
+type Sender struct{ client *outbound.Client }
+
+// NewSender returns a Sender over client.
+func NewSender(client *outbound.Client) *Sender { return &Sender{client: client} }
+
+// Send POSTs body with headers to url. It returns an error when no HTTP answer was received
+// (refused address, unreachable, timeout).
+func (s *Sender) Send(ctx context.Context, url string, headers map[string]string, body []byte) (webhook.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return webhook.Response{}, fmt.Errorf("bus: webhook request: %w", err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := s.client.Do(ctx, req)
+	if err != nil {
+		return webhook.Response{Duration: time.Since(start)}, err
+	}
+	return webhook.Response{
+		Status: resp.StatusCode, Body: resp.Body, Duration: resp.Duration,
+		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
+	}, nil
+}
+
+// retryAfter reads a Retry-After header in seconds or as an HTTP date.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil && secs > 0 {
+		return time.Duration(secs) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}

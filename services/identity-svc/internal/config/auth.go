@@ -1,0 +1,76 @@
+package config
+
+import "time"
+
+// Auth holds the settings of registration, login, sessions and refresh tokens.
+type Auth struct {
+	// RefreshTokenTTL is how long an unused session (and its refresh token) lives; every refresh
+	// extends it.
+	RefreshTokenTTL time.Duration `env:"REFRESH_TOKEN_TTL" default:"720h"`
+	// RefreshReuseGrace is how long a rotated refresh token is still accepted, for concurrent
+	// tabs that refresh at the same moment. A later reuse revokes the session.
+	RefreshReuseGrace time.Duration `env:"REFRESH_REUSE_GRACE" default:"10s"`
+
+	// Rate limits, in attempts per minute.
+	LoginPerIP        int `env:"LOGIN_RATE_LIMIT_IP_PER_MIN" default:"30"`
+	LoginPerAccount   int `env:"LOGIN_RATE_LIMIT_ACCOUNT_PER_MIN" default:"10"`
+	LoginPerTenant    int `env:"LOGIN_RATE_LIMIT_TENANT_PER_MIN" default:"600"`
+	RegisterPerIP     int `env:"REGISTER_RATE_LIMIT_IP_PER_MIN" default:"10"`
+	RegisterPerTenant int `env:"REGISTER_RATE_LIMIT_TENANT_PER_MIN" default:"120"`
+	VerifyPerIP       int `env:"VERIFY_RATE_LIMIT_IP_PER_MIN" default:"30"`
+	ResetPerIP        int `env:"RESET_RATE_LIMIT_IP_PER_MIN" default:"10"`
+	ResetPerAccount   int `env:"RESET_RATE_LIMIT_ACCOUNT_PER_MIN" default:"3"`
+	ResetPerTenant    int `env:"RESET_RATE_LIMIT_TENANT_PER_MIN" default:"120"`
+
+	// One-time codes and links.
+	AppBaseURL      string        `env:"APP_BASE_URL" default:"http://localhost:3000"`
+	EmailCodeTTL    time.Duration `env:"EMAIL_CODE_TTL" default:"24h"`
+	PhoneCodeTTL    time.Duration `env:"PHONE_CODE_TTL" default:"15m"`
+	ResetTTL        time.Duration `env:"PASSWORD_RESET_TTL" default:"30m"`
+	CodeMaxAttempts int           `env:"CODE_MAX_ATTEMPTS" default:"5"`
+
+	// NotifyMode is "dev" (messages go to the log and the notification_outbox table) or "live"
+	// (email over SMTP, SMS through the HTTP gateway; both must be configured).
+	NotifyMode       string `env:"NOTIFY_MODE" default:"dev"`
+	SMTPAddr         string `env:"SMTP_ADDR"`
+	SMTPFrom         string `env:"SMTP_FROM" default:"no-reply@motionstudio.local"`
+	SMTPUsername     string `env:"SMTP_USERNAME"`
+	SMTPPassword     string `env:"SMTP_PASSWORD"`
+	SMSURL           string `env:"SMS_GATEWAY_URL"`
+	SMSAPIKey        string `env:"SMS_GATEWAY_API_KEY"`
+	SMSFrom          string `env:"SMS_FROM" default:"MotionStudio"`
+	SMSAllowLoopback bool   `env:"SMS_GATEWAY_ALLOW_LOOPBACK"`
+
+	// EncryptionKey (base64, 32 bytes) seals MFA secrets with AES-256-GCM. When empty, a key is
+	// derived from the signing key with HKDF-SHA256; production sets its own so that the two
+	// keys rotate independently.
+	EncryptionKey string        `env:"ENCRYPTION_KEY"`
+	MFAIssuer     string        `env:"MFA_ISSUER" default:"Motion Studio"`
+	MFATokenTTL   time.Duration `env:"MFA_TOKEN_TTL" default:"5m"`
+
+	// Two OAuth 2.0 / OpenID Connect login providers; a slot is enabled by its name, which is the
+	// {provider} of POST /v1/auth/login/oauth/{provider} and the users' register_mode.
+	OAuthA       OAuthProviderA
+	OAuthB       OAuthProviderB
+	OAuthTimeout time.Duration `env:"OAUTH_TIMEOUT" default:"10s"`
+}
+
+// OAuthProviderA is the first OAuth login provider slot.
+type OAuthProviderA struct {
+	Name         string `env:"OAUTH_A_NAME"`
+	ClientID     string `env:"OAUTH_A_CLIENT_ID"`
+	ClientSecret string `env:"OAUTH_A_CLIENT_SECRET"`
+	TokenURL     string `env:"OAUTH_A_TOKEN_URL"`
+	UserInfoURL  string `env:"OAUTH_A_USERINFO_URL"`
+	RedirectURI  string `env:"OAUTH_A_REDIRECT_URI"`
+}
+
+// OAuthProviderB is the second OAuth login provider slot.
+type OAuthProviderB struct {
+	Name         string `env:"OAUTH_B_NAME"`
+	ClientID     string `env:"OAUTH_B_CLIENT_ID"`
+	ClientSecret string `env:"OAUTH_B_CLIENT_SECRET"`
+	TokenURL     string `env:"OAUTH_B_TOKEN_URL"`
+	UserInfoURL  string `env:"OAUTH_B_USERINFO_URL"`
+	RedirectURI  string `env:"OAUTH_B_REDIRECT_URI"`
+}

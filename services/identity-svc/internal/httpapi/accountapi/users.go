@@ -1,0 +1,168 @@
+package accountapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+)
+
+// Users is what the handlers need of the user service.
+type Users interface {
+	Me(ctx context.Context, a actor.Actor) (*account.User, error)
+	UpdateMe(ctx context.Context, a actor.Actor, in account.UserUpdate) (*account.User, error)
+	SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarURL string) (*account.User, error)
+	User(ctx context.Context, a actor.Actor, userID string) (*account.User, error)
+	List(ctx context.Context, a actor.Actor, q account.UserQuery) (account.UserPage, error)
+	BanUser(ctx context.Context, a actor.Actor, userID, reason string, until *time.Time) error
+}
+
+// GetMe answers the calling user.
+func (h *Handler) GetMe(c echo.Context) error {
+	u, err := h.users.Me(c.Request().Context(), actorOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+}
+
+// UpdateMe changes the calling user's profile.
+func (h *Handler) UpdateMe(c echo.Context) error {
+	var body UserUpdate
+	if err := httpx.Bind(c, &body); err != nil {
+		return err
+	}
+	in := account.UserUpdate{
+		FullName: body.FullName, Slogan: body.Slogan, AboutMe: body.AboutMe, CompanyName: body.CompanyName,
+		WebsiteName: body.WebsiteName, Gender: (*string)(body.Gender), EmailTellMe: body.EmailTellMe,
+		SMSTellMe: body.SmsTellMe, PushTellMe: body.PushTellMe, TelegramTellMe: body.TelegramTellMe,
+	}
+	if body.BirthDate != nil {
+		in.BirthDate = &body.BirthDate.Time
+	}
+	u, err := h.users.UpdateMe(c.Request().Context(), actorOf(c), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+}
+
+// GetMyBalance answers the calling user's balances.
+func (h *Handler) GetMyBalance(c echo.Context) error {
+	u, err := h.users.Me(c.Request().Context(), actorOf(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, UserBalance{
+		BalanceMinor: u.BalanceMinor, AffiliateBalanceMinor: u.AffiliateBalanceMinor, Currency: h.currency,
+		DailyRemainRenderCount: u.DailyRemainRenderCount, ParallelRenderingCeiling: u.ParallelRenderingCeiling,
+	})
+}
+
+// SetMyAvatar sets the calling user's avatar.
+func (h *Handler) SetMyAvatar(c echo.Context) error {
+	var body AvatarUpdate
+	if err := httpx.Bind(c, &body); err != nil {
+		return err
+	}
+	id := ""
+	if body.AvatarId != nil {
+		id = body.AvatarId.String()
+	}
+	u, err := h.users.SetAvatar(c.Request().Context(), actorOf(c), id, deref(body.AvatarUrl))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+}
+
+// GetUser answers one user to an admin.
+func (h *Handler) GetUser(c echo.Context, userID openapi_types.UUID) error {
+	u, err := h.users.User(c.Request().Context(), actorOf(c), userID.String())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+}
+
+// ListUsers answers a page of users to an admin.
+func (h *Handler) ListUsers(c echo.Context, params ListUsersParams) error {
+	q := account.UserQuery{Q: deref(params.Q), Page: pageParam(params.Page), PageSize: pageParam(params.PageSize)}
+	if params.TenantId != nil {
+		q.TenantID = params.TenantId.String()
+	}
+	page, err := h.users.List(c.Request().Context(), actorOf(c), q)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	out := UserPage{Data: make([]User, len(page.Users))}
+	for i, u := range page.Users {
+		out.Data[i] = toUserResponse(u, now)
+	}
+	out.Meta = meta(page.Page, page.PageSize, page.Total)
+	return c.JSON(http.StatusOK, out)
+}
+
+// BanUser bans a user.
+func (h *Handler) BanUser(c echo.Context, userID openapi_types.UUID) error {
+	var body BanRequest
+	if err := httpx.Bind(c, &body); err != nil {
+		return err
+	}
+	if err := h.users.BanUser(c.Request().Context(), actorOf(c), userID.String(), body.Reason, body.UnblockDate); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+func toUserResponse(u *account.User, now time.Time) User {
+	p := u.Profile
+	banned := u.Banned(now)
+	out := User{
+		Id:                       uuid.MustParse(u.ID),
+		TenantId:                 uuid.MustParse(u.TenantID),
+		Email:                    u.Email,
+		EmailVerified:            u.EmailVerified,
+		PhoneNumber:              u.Phone,
+		PhoneVerified:            u.PhoneVerified,
+		FullName:                 u.FullName,
+		AvatarUrl:                u.AvatarURL,
+		IsAdmin:                  u.IsAdmin,
+		IsTenantAdmin:            u.IsTenantAdmin,
+		RegisterMode:             u.RegisterMode,
+		LastActiveDate:           u.LastActive,
+		RegisterDate:             u.RegisteredAt,
+		BalanceMinor:             u.BalanceMinor,
+		AffiliateBalanceMinor:    u.AffiliateBalanceMinor,
+		LoyaltyScore:             u.LoyaltyScore,
+		DailyRemainRenderCount:   u.DailyRemainRenderCount,
+		MaxDailyRenderCount:      u.MaxDailyRenderCount,
+		ParallelRenderingCeiling: u.ParallelRenderingCeiling,
+		UsedStorageBytes:         u.UsedStorageBytes,
+		Slogan:                   p.Slogan,
+		AboutMe:                  p.AboutMe,
+		CompanyName:              p.CompanyName,
+		WebsiteName:              p.WebsiteName,
+		Gender:                   (*UserGender)(p.Gender),
+		EmailTellMe:              &p.EmailTellMe,
+		SmsTellMe:                &p.SMSTellMe,
+		PushTellMe:               &p.PushTellMe,
+		TelegramTellMe:           &p.TelegramTellMe,
+		IsBanned:                 &banned,
+	}
+	if p.BirthDate != nil {
+		out.BirthDate = &openapi_types.Date{Time: *p.BirthDate}
+	}
+	if banned {
+		out.BannedUntil = u.BannedUntil
+	}
+	return out
+}

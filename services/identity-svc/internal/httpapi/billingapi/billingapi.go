@@ -1,0 +1,97 @@
+// Package billingapi is identity-svc's HTTP adapter for plans, payments, discounts, quests and
+// gifts (the operations tagged Plans, Payments, Discounts, Quests and Gifts).
+package billingapi
+
+import (
+	"github.com/labstack/echo/v4"
+
+	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+)
+
+// Handler implements ServerInterface.
+type Handler struct {
+	billing Billing
+	quests  Quests
+}
+
+// NewHandler returns a Handler over the billing and quest services.
+func NewHandler(b Billing, q Quests) *Handler {
+	return &Handler{billing: b, quests: q}
+}
+
+// Policies says who may call each operation of this package. Gateway callbacks are public
+// (the redirect one is verified with the gateway, the webhook one by its signature); refunds
+// take a service token; everything else is the calling user's, and the domain confines
+// administrators' discount operations to their own tenant.
+func Policies(v *authn.Verifier) httpx.Policies {
+	user := httpx.Allow(v.RequireUser())
+	return httpx.Policies{
+		"listPlans":               user,
+		"getPlan":                 user,
+		"getMyPlan":               user,
+		"purchasePlan":            user,
+		"listPayments":            user,
+		"getPayment":              user,
+		"paymentRedirectCallback": httpx.Public(),
+		"paymentWebhookCallback":  httpx.Public(),
+		"refundPayment":           httpx.Allow(v.RequireService()),
+		"listDiscounts":           user,
+		"createDiscount":          user,
+		"validateDiscount":        user,
+		"listQuests":              user,
+		"claimQuest":              user,
+		"listEarnedGifts":         user,
+		"useEarnedGift":           user,
+	}
+}
+
+// Register mounts this package's operations on e with the service's merged policies.
+func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
+	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
+}
+
+// actorOf is the caller the policy admitted.
+func actorOf(c echo.Context) actor.Actor {
+	cl := authn.FromContext(c)
+	if cl == nil {
+		return actor.Actor{}
+	}
+	if cl.IsService() {
+		return actor.Actor{Service: true}
+	}
+	return actor.Actor{UserID: cl.Subject, TenantID: cl.TenantID, PlatformAdmin: cl.Admin, TenantAdmin: cl.TenantAdmin}
+}
+
+// meta builds the pagination block of a paged list.
+func meta(page, size int, total int64) PaginationMeta {
+	if page == 0 {
+		page = 1
+	}
+	if size == 0 {
+		size = 20
+	}
+	return PaginationMeta{Page: page, PageSize: size, Total: int(total), HasMore: int64(page*size) < total}
+}
+
+// pageParam maps an absent paging parameter to 0 (the default) and an explicit 0 to -1, so
+// that the domain refuses it.
+func pageParam(p *int) int {
+	switch {
+	case p == nil:
+		return 0
+	case *p == 0:
+		return -1
+	default:
+		return *p
+	}
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}

@@ -1,0 +1,228 @@
+// Package session keeps login sessions and the SHA-256 hashes of their refresh tokens in Redis,
+// implementing auth.SessionStore. Keys (all under the configured prefix):
+//
+//	session:<sid>          hash of the session's fields; expires after the refresh TTL, renewed on use
+//	user-sessions:<uid>    sorted set of the user's session ids by issue time
+//	refresh:<sha256>       hash {sid, rotated_at}; rotated_at is 0 until the token is exchanged
+//	revoked-session:<sid>  marker that outlives every access token of a revoked session
+//
+// Redis failures are apperr Unavailable.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+)
+
+// Store implements auth.SessionStore over Redis.
+type Store struct {
+	rdb        *redis.Client
+	prefix     string
+	ttl        time.Duration
+	revokedTTL time.Duration
+}
+
+// NewStore returns a Store. ttl is the lifetime of an unused session and of every refresh token;
+// revokedTTL is how long a revoked session id is remembered, at least the access-token lifetime.
+func NewStore(rdb *redis.Client, prefix string, ttl, revokedTTL time.Duration) *Store {
+	return &Store{rdb: rdb, prefix: prefix, ttl: ttl, revokedTTL: revokedTTL}
+}
+
+func (s *Store) sessionKey(id string) string { return s.prefix + "session:" + id }
+func (s *Store) userKey(id string) string    { return s.prefix + "user-sessions:" + id }
+func (s *Store) refreshKey(h string) string  { return s.prefix + "refresh:" + h }
+func (s *Store) revokedKey(id string) string { return s.prefix + "revoked-session:" + id }
+
+func unavailable(op string, err error) error {
+	return apperr.Wrap(fmt.Errorf("session: %s: %w", op, err), apperr.Unavailable, "redis_unavailable", "The session store is unavailable.")
+}
+
+func invalidRefresh() error {
+	return apperr.E(apperr.Unauthenticated, "invalid_refresh_token", "The refresh token is not valid.")
+}
+
+// Create stores a session and its first refresh token hash.
+func (s *Store) Create(ctx context.Context, sess auth.Session, refreshHash string) error {
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, s.sessionKey(sess.ID), map[string]any{
+			"user_id": sess.UserID, "tenant_id": sess.TenantID, "device_id": sess.DeviceID,
+			"device_name": sess.DeviceName, "user_agent": sess.UserAgent, "ip_address": sess.IPAddress,
+			"issued_at": sess.IssuedAt.UnixMilli(), "last_used_at": sess.LastUsedAt.UnixMilli(),
+		})
+		p.PExpire(ctx, s.sessionKey(sess.ID), s.ttl)
+		p.ZAdd(ctx, s.userKey(sess.UserID), redis.Z{Score: float64(sess.IssuedAt.UnixMilli()), Member: sess.ID})
+		p.PExpire(ctx, s.userKey(sess.UserID), s.ttl)
+		p.HSet(ctx, s.refreshKey(refreshHash), "sid", sess.ID, "rotated_at", 0)
+		p.PExpire(ctx, s.refreshKey(refreshHash), s.ttl)
+		return nil
+	})
+	if err != nil {
+		return unavailable("create", err)
+	}
+	return nil
+}
+
+// rotateScript exchanges a refresh token atomically. KEYS: old token, new token, session.
+// ARGV: sid, now (ms), grace (ms), ttl (ms), ip, user agent. It answers "gone" when the session
+// is revoked or expired, "reused" when the old token was rotated grace or longer ago, "ok"
+// after recording the new token.
+var rotateScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[3]) == 0 then return 'gone' end
+local rotated = tonumber(redis.call('HGET', KEYS[1], 'rotated_at') or '0')
+if rotated > 0 and tonumber(ARGV[2]) - rotated >= tonumber(ARGV[3]) then return 'reused' end
+if rotated == 0 then redis.call('HSET', KEYS[1], 'rotated_at', ARGV[2]) end
+redis.call('HSET', KEYS[2], 'sid', ARGV[1], 'rotated_at', '0')
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('HSET', KEYS[3], 'last_used_at', ARGV[2], 'ip_address', ARGV[5], 'user_agent', ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+return 'ok'
+`)
+
+// Rotate implements auth.SessionStore: a token rotated less than grace ago is still
+// exchanged (concurrent tabs); later, the session is revoked.
+func (s *Store) Rotate(ctx context.Context, oldHash, newHash string, grace time.Duration, use auth.Use) (*auth.Session, error) {
+	sid, err := s.rdb.HGet(ctx, s.refreshKey(oldHash), "sid").Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, invalidRefresh()
+	}
+	if err != nil {
+		return nil, unavailable("rotate", err)
+	}
+	keys := []string{s.refreshKey(oldHash), s.refreshKey(newHash), s.sessionKey(sid)}
+	res, err := rotateScript.Run(ctx, s.rdb, keys, sid, use.At.UnixMilli(), grace.Milliseconds(),
+		s.ttl.Milliseconds(), use.IPAddress, use.UserAgent).Text()
+	if err != nil {
+		return nil, unavailable("rotate", err)
+	}
+	switch res {
+	case "ok":
+		sess, err := s.Get(ctx, sid)
+		if err != nil {
+			return nil, err
+		}
+		// The user's session index lives as long as the newest use of any of its sessions.
+		if err := s.rdb.PExpire(ctx, s.userKey(sess.UserID), s.ttl).Err(); err != nil {
+			return nil, unavailable("rotate", err)
+		}
+		return sess, nil
+	case "reused":
+		if err := s.Revoke(ctx, sid); err != nil {
+			return nil, err
+		}
+		return nil, apperr.E(apperr.Unauthenticated, "refresh_token_reused",
+			"The refresh token was already used; the session is revoked.")
+	default:
+		return nil, invalidRefresh()
+	}
+}
+
+// Get returns a live session; apperr NotFound when it is revoked, expired or unknown.
+func (s *Store) Get(ctx context.Context, id string) (*auth.Session, error) {
+	m, err := s.rdb.HGetAll(ctx, s.sessionKey(id)).Result()
+	if err != nil {
+		return nil, unavailable("get", err)
+	}
+	if len(m) == 0 {
+		return nil, apperr.E(apperr.NotFound, "session_not_found", "The session does not exist.")
+	}
+	return fromHash(id, m), nil
+}
+
+func fromHash(id string, m map[string]string) *auth.Session {
+	ms := func(k string) time.Time {
+		v, _ := strconv.ParseInt(m[k], 10, 64)
+		return time.UnixMilli(v).UTC()
+	}
+	return &auth.Session{
+		ID: id, UserID: m["user_id"], TenantID: m["tenant_id"], DeviceID: m["device_id"],
+		DeviceName: m["device_name"], UserAgent: m["user_agent"], IPAddress: m["ip_address"],
+		IssuedAt: ms("issued_at"), LastUsedAt: ms("last_used_at"),
+	}
+}
+
+// List returns the user's live sessions and forgets the ids of expired ones.
+func (s *Store) List(ctx context.Context, userID string) ([]auth.Session, error) {
+	ids, err := s.rdb.ZRange(ctx, s.userKey(userID), 0, -1).Result()
+	if err != nil {
+		return nil, unavailable("list", err)
+	}
+	cmds := make([]*redis.MapStringStringCmd, len(ids))
+	if _, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = p.HGetAll(ctx, s.sessionKey(id))
+		}
+		return nil
+	}); err != nil {
+		return nil, unavailable("list", err)
+	}
+	out := make([]auth.Session, 0, len(ids))
+	var gone []any
+	for i, c := range cmds {
+		if len(c.Val()) == 0 {
+			gone = append(gone, ids[i])
+			continue
+		}
+		out = append(out, *fromHash(ids[i], c.Val()))
+	}
+	if len(gone) > 0 {
+		if err := s.rdb.ZRem(ctx, s.userKey(userID), gone...).Err(); err != nil {
+			return nil, unavailable("list", err)
+		}
+	}
+	return out, nil
+}
+
+// Revoke deletes the session and remembers its id as revoked, so its access tokens stop working
+// and its refresh tokens are refused. Revoking an unknown session only records the marker.
+func (s *Store) Revoke(ctx context.Context, id string) error {
+	userID, err := s.rdb.HGet(ctx, s.sessionKey(id), "user_id").Result()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return unavailable("revoke", err)
+	}
+	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Set(ctx, s.revokedKey(id), 1, s.revokedTTL)
+		p.Del(ctx, s.sessionKey(id))
+		if userID != "" {
+			p.ZRem(ctx, s.userKey(userID), id)
+		}
+		return nil
+	})
+	if err != nil {
+		return unavailable("revoke", err)
+	}
+	return nil
+}
+
+// RevokeOthers revokes every session of the user except keepID.
+func (s *Store) RevokeOthers(ctx context.Context, userID, keepID string) error {
+	ids, err := s.rdb.ZRange(ctx, s.userKey(userID), 0, -1).Result()
+	if err != nil {
+		return unavailable("revoke others", err)
+	}
+	for _, id := range ids {
+		if id == keepID {
+			continue
+		}
+		if err := s.Revoke(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Revoked reports whether the session id was revoked (the access-token check).
+func (s *Store) Revoked(ctx context.Context, id string) (bool, error) {
+	n, err := s.rdb.Exists(ctx, s.revokedKey(id)).Result()
+	if err != nil {
+		return false, unavailable("check", err)
+	}
+	return n > 0, nil
+}

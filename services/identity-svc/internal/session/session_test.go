@@ -1,0 +1,95 @@
+package session_test
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/testkit"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/session"
+)
+
+var _ = Describe("refresh-token rotation", func() {
+	const grace = 10 * time.Second
+	var (
+		ctx   context.Context
+		store *session.Store
+		sess  auth.Session
+		t0    time.Time
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		rdb, prefix := testkit.Redis("session")
+		store = session.NewStore(rdb, prefix, time.Hour, time.Minute)
+		t0 = time.Now().UTC().Truncate(time.Millisecond)
+		sess = auth.Session{ID: uuid.NewString(), UserID: uuid.NewString(), TenantID: uuid.NewString(), DeviceName: "Laptop", IssuedAt: t0, LastUsedAt: t0}
+		Expect(store.Create(ctx, sess, "h0")).To(Succeed())
+	})
+
+	at := func(d time.Duration) auth.Use {
+		return auth.Use{IPAddress: "192.0.2.1", UserAgent: "ua", At: t0.Add(d)}
+	}
+
+	It("exchanges the current token and records the use", func() {
+		got, err := store.Rotate(ctx, "h0", "h1", grace, at(time.Second))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.ID).To(Equal(sess.ID))
+		Expect(got.LastUsedAt).To(Equal(t0.Add(time.Second)))
+		Expect(got.IPAddress).To(Equal("192.0.2.1"))
+		_, err = store.Rotate(ctx, "h1", "h2", grace, at(2*time.Second))
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("accepts a rotated token again inside the grace window (concurrent tabs)", func() {
+		_, err := store.Rotate(ctx, "h0", "h1", grace, at(time.Second))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = store.Rotate(ctx, "h0", "h1b", grace, at(5*time.Second))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = store.Rotate(ctx, "h1b", "h2", grace, at(6*time.Second))
+		Expect(err).NotTo(HaveOccurred(), "the token the second tab received works")
+	})
+
+	It("revokes the session when a rotated token comes back after the grace window", func() {
+		_, err := store.Rotate(ctx, "h0", "h1", grace, at(time.Second))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = store.Rotate(ctx, "h0", "hx", grace, at(time.Second+grace))
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
+		e, _ := apperr.As(err)
+		Expect(e.Code).To(Equal("refresh_token_reused"))
+
+		_, err = store.Rotate(ctx, "h1", "h2", grace, at(time.Second+grace))
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated), "the current token of the session is dead too")
+		revoked, err := store.Revoked(ctx, sess.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(revoked).To(BeTrue())
+		list, err := store.List(ctx, sess.UserID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(list).To(BeEmpty())
+	})
+
+	It("refuses an unknown token without touching the session", func() {
+		_, err := store.Rotate(ctx, "nope", "h1", grace, at(time.Second))
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
+		_, err = store.Get(ctx, sess.ID)
+		Expect(err).NotTo(HaveOccurred())
+	})
+
+	It("revokes every other session of the user", func() {
+		other := sess
+		other.ID = uuid.NewString()
+		Expect(store.Create(ctx, other, "o0")).To(Succeed())
+		Expect(store.RevokeOthers(ctx, sess.UserID, sess.ID)).To(Succeed())
+		list, err := store.List(ctx, sess.UserID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(list).To(HaveLen(1))
+		Expect(list[0].ID).To(Equal(sess.ID))
+		_, err = store.Rotate(ctx, "o0", "o1", grace, at(time.Second))
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
+	})
+})

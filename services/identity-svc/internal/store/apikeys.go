@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/pgdb"
+	events "github.com/motionstudio/platform/proto-events"
+	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
+	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+)
+
+// APIKeys implements apikey.Store.
+type APIKeys struct {
+	db     *gorm.DB
+	outbox *outbox.Writer
+}
+
+// NewAPIKeys returns an APIKeys store writing its events through w.
+func NewAPIKeys(db *gorm.DB, w *outbox.Writer) *APIKeys { return &APIKeys{db: db, outbox: w} }
+
+type apiKeyRow struct {
+	ID           string `gorm:"primaryKey"`
+	TenantID     string
+	Name         string
+	Environment  string
+	KeyPrefix    string
+	Last4        string
+	KeyHash      string
+	Scopes       jsonList `gorm:"type:jsonb"`
+	AllowedIps   jsonList `gorm:"type:jsonb"`
+	RateLimitRpm int
+	IsActive     bool
+	ExpiresAt    *time.Time
+	LastUsedAt   *time.Time
+	UsageCount   int64
+	CreatedBy    *string
+	CreatedAt    time.Time
+	RevokedAt    *time.Time
+}
+
+func (apiKeyRow) TableName() string { return "api_keys" }
+
+func (m apiKeyRow) toDomain() *apikey.Key {
+	k := &apikey.Key{
+		ID: m.ID, TenantID: m.TenantID, Name: m.Name, Environment: m.Environment, Prefix: m.KeyPrefix,
+		Last4: m.Last4, Hash: m.KeyHash, Scopes: []string(m.Scopes), AllowedIPs: []string(m.AllowedIps),
+		RateLimitRPM: m.RateLimitRpm, Active: m.IsActive, ExpiresAt: m.ExpiresAt, LastUsedAt: m.LastUsedAt,
+		UsageCount: m.UsageCount, CreatedAt: m.CreatedAt, RevokedAt: m.RevokedAt,
+	}
+	if m.CreatedBy != nil {
+		k.CreatedBy = *m.CreatedBy
+	}
+	if k.AllowedIPs == nil {
+		k.AllowedIPs = []string{}
+	}
+	return k
+}
+
+// Create inserts k and identity.api_key.created.v1 in one transaction; apperr Conflict when
+// the tenant has too many active keys, NotFound when the tenant does not exist.
+func (s *APIKeys) Create(ctx context.Context, k *apikey.Key) error {
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		var locked []string
+		if err := tx.Raw("SELECT id FROM tenants WHERE id = ? FOR UPDATE", k.TenantID).Scan(&locked).Error; err != nil {
+			return pgdb.Translate(err, "tenant")
+		}
+		if len(locked) == 0 {
+			return apperr.E(apperr.NotFound, "not_found", "tenant not found")
+		}
+		var active int64
+		if err := tx.Model(&apiKeyRow{}).Where("tenant_id = ? AND is_active", k.TenantID).Count(&active).Error; err != nil {
+			return pgdb.Translate(err, "api key")
+		}
+		if active >= apikey.MaxActivePerTenant {
+			return apperr.E(apperr.Conflict, "too_many_keys", "the tenant already has 50 active API keys; revoke one first")
+		}
+		m := apiKeyRow{
+			ID: k.ID, TenantID: k.TenantID, Name: k.Name, Environment: k.Environment, KeyPrefix: k.Prefix,
+			Last4: k.Last4, KeyHash: k.Hash, Scopes: jsonList(k.Scopes), AllowedIps: jsonList(k.AllowedIPs),
+			RateLimitRpm: k.RateLimitRPM, IsActive: true, ExpiresAt: k.ExpiresAt, CreatedAt: k.CreatedAt,
+		}
+		if k.CreatedBy != "" {
+			m.CreatedBy = &k.CreatedBy
+		}
+		if err := tx.Create(&m).Error; err != nil {
+			return pgdb.Translate(err, "api key")
+		}
+		_, err := s.outbox.Add(ctx, tx, events.SubjectApiKeyCreated, events.SubjectApiKeyCreated, &identityv1.ApiKeyCreated{
+			ApiKeyId: k.ID, TenantId: k.TenantID, Name: k.Name, Environment: k.Environment, KeyPrefix: k.Prefix,
+			Last4: k.Last4, Scopes: k.Scopes, AllowedIps: k.AllowedIPs, RateLimitRpm: int32(k.RateLimitRPM),
+			CreatedBy: k.CreatedBy, ExpiresAt: optionalTimestamp(k.ExpiresAt), CreatedAt: timestamppb.New(k.CreatedAt),
+		})
+		return err
+	})
+}
+
+// List answers the tenant's newest keys.
+func (s *APIKeys) List(ctx context.Context, tenantID string, limit int) ([]*apikey.Key, error) {
+	var rows []apiKeyRow
+	if err := s.db.WithContext(ctx).Where("tenant_id = ?", tenantID).Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, pgdb.Translate(err, "api keys")
+	}
+	out := make([]*apikey.Key, len(rows))
+	for i, r := range rows {
+		out[i] = r.toDomain()
+	}
+	return out, nil
+}
+
+// Get finds a key of the tenant; apperr NotFound when there is none.
+func (s *APIKeys) Get(ctx context.Context, tenantID, id string) (*apikey.Key, error) {
+	var m apiKeyRow
+	if err := s.db.WithContext(ctx).Where("tenant_id = ? AND id = ?", tenantID, id).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "api key")
+	}
+	return m.toDomain(), nil
+}
+
+// ByHash finds a key by the hash of its secret; apperr NotFound when there is none.
+func (s *APIKeys) ByHash(ctx context.Context, hash string) (*apikey.Key, error) {
+	var m apiKeyRow
+	if err := s.db.WithContext(ctx).Where("key_hash = ?", hash).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "api key")
+	}
+	return m.toDomain(), nil
+}
+
+// Revoke deactivates k and writes identity.api_key.revoked.v1 in one transaction; false when
+// it was already revoked.
+func (s *APIKeys) Revoke(ctx context.Context, k *apikey.Key, r apikey.Revocation) (bool, error) {
+	revoked := false
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		var by *string
+		if r.By != "" {
+			by = &r.By
+		}
+		res := tx.Exec(`UPDATE api_keys SET is_active = false, revoked_at = ?, revoked_by = ?, revoke_reason = ?
+			WHERE id = ? AND is_active`, r.At, by, r.Reason, k.ID)
+		if res.Error != nil {
+			return pgdb.Translate(res.Error, "api key")
+		}
+		if res.RowsAffected == 0 {
+			return nil
+		}
+		revoked = true
+		_, err := s.outbox.Add(ctx, tx, events.SubjectApiKeyRevoked, events.SubjectApiKeyRevoked, &identityv1.ApiKeyRevoked{
+			ApiKeyId: k.ID, TenantId: k.TenantID, KeyPrefix: k.Prefix, Last4: k.Last4, Reason: r.Reason,
+			RevokedBy: r.By, RevokedAt: timestamppb.New(r.At),
+		})
+		return err
+	})
+	return revoked, err
+}
+
+// AddUsage adds use counts and last-use times to keys, and API calls to their tenants' days.
+func (s *APIKeys) AddUsage(ctx context.Context, usage []apikey.Usage) error {
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		for _, u := range usage {
+			err := tx.Exec(`UPDATE api_keys SET usage_count = usage_count + ?,
+				last_used_at = GREATEST(coalesce(last_used_at, ?), ?) WHERE id = ?`, u.Count, u.LastUsedAt, u.LastUsedAt, u.KeyID).Error
+			if err != nil {
+				return pgdb.Translate(err, "api key usage")
+			}
+			err = tx.Exec(`INSERT INTO tenant_usage_days (tenant_id, usage_date, api_calls) VALUES (?, ?, ?)
+				ON CONFLICT (tenant_id, usage_date) DO UPDATE SET api_calls = tenant_usage_days.api_calls + EXCLUDED.api_calls`,
+				u.TenantID, u.LastUsedAt.UTC().Format(time.DateOnly), u.Count).Error
+			if err != nil {
+				return pgdb.Translate(err, "tenant usage")
+			}
+		}
+		return nil
+	})
+}

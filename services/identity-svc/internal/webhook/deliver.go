@@ -1,0 +1,188 @@
+package webhook
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Message states: Queued (a wake-up is on its way), Processing (leased by a worker),
+// Scheduled (retry at NextAttemptAt), and the terminal Succeeded, Failed and Cancelled.
+const (
+	StatusQueued     = "Queued"
+	StatusProcessing = "Processing"
+	StatusScheduled  = "Scheduled"
+	StatusSucceeded  = "Succeeded"
+	StatusFailed     = "Failed"
+	StatusCancelled  = "Cancelled"
+)
+
+// Delivery limits.
+const (
+	// MaxFailingFor is how long a webhook may fail without a success before it is disabled.
+	MaxFailingFor = 5 * 24 * time.Hour
+	// MaxRetryAfter caps how long a receiver's Retry-After can postpone a retry.
+	MaxRetryAfter = 24 * time.Hour
+	// MaxStoredBody is how much of a response body an attempt keeps.
+	MaxStoredBody = 2048
+)
+
+// DefaultSchedule returns the delay before each retry after the first attempt.
+func DefaultSchedule() []time.Duration {
+	return []time.Duration{
+		5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+	}
+}
+
+// Message is one event to deliver to one webhook.
+type Message struct {
+	ID, WebhookID, TenantID, EventID, EventType string
+	Body                                        []byte
+	Attempt                                     int
+}
+
+// Response is what a webhook answered.
+type Response struct {
+	Status     int
+	Body       []byte
+	RetryAfter time.Duration
+	Duration   time.Duration
+}
+
+// Sender POSTs a signed body to a URL; an error means no HTTP answer was received.
+type Sender interface {
+	Send(ctx context.Context, url string, headers map[string]string, body []byte) (Response, error)
+}
+
+// Outcome is the result of one attempt, written in one transaction.
+type Outcome struct {
+	Attempt       Attempt
+	Status        string
+	NextAttemptAt *time.Time
+	// Disable, when not empty, deactivates the webhook with this reason.
+	Disable string
+}
+
+// Queue claims and finishes messages.
+type Queue interface {
+	// Claim leases a Queued message (or one whose lease expired) and returns it with its
+	// webhook, or (nil, nil, nil) when it is not claimable. A message of an inactive webhook
+	// is cancelled and not returned.
+	Claim(ctx context.Context, messageID string, now time.Time, lease time.Duration) (*Message, *Webhook, error)
+	// Finish records the attempt, the message's new state and the webhook's counters.
+	Finish(ctx context.Context, m *Message, w *Webhook, o Outcome) error
+}
+
+// Deliverer runs delivery attempts.
+type Deliverer struct {
+	queue    Queue
+	sender   Sender
+	sealer   Sealer
+	schedule []time.Duration
+	lease    time.Duration
+	now      func() time.Time
+	newID    func() string
+}
+
+// NewDeliverer returns a Deliverer retrying on schedule (DefaultSchedule when empty).
+func NewDeliverer(queue Queue, sender Sender, sealer Sealer, schedule []time.Duration, now func() time.Time, newID func() string) *Deliverer {
+	if len(schedule) == 0 {
+		schedule = DefaultSchedule()
+	}
+	return &Deliverer{queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, now: now, newID: newID}
+}
+
+// Deliver makes one attempt of the message if it can be claimed. It returns an error only
+// when the database fails, so that the wake-up is retried.
+func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
+	m, w, err := d.queue.Claim(ctx, messageID, d.now(), d.lease)
+	if err != nil || m == nil {
+		return err
+	}
+	secret, err := d.sealer.Open(w.SealedSecret, []byte(w.ID))
+	if err != nil {
+		return fmt.Errorf("webhook: open secret of %s: %w", w.ID, err)
+	}
+	sent := d.now()
+	headers, err := Sign(string(secret), m.EventID, sent, m.Body)
+	if err != nil {
+		return err
+	}
+	resp, sendErr := d.sender.Send(ctx, w.URL, headers, m.Body)
+	return d.queue.Finish(ctx, m, w, d.outcome(m, w, sent, resp, sendErr))
+}
+
+func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Response, sendErr error) Outcome {
+	now := d.now()
+	a := Attempt{
+		ID: d.newID(), MessageID: m.ID, WebhookID: w.ID, EventType: m.EventType, RequestURL: w.URL,
+		DurationMS: int(resp.Duration / time.Millisecond), Attempt: m.Attempt, CreatedAt: sent,
+	}
+	if sendErr != nil {
+		msg := truncate(sendErr.Error(), 500)
+		a.ErrorMessage = &msg
+	} else {
+		status, body := resp.Status, truncate(string(resp.Body), MaxStoredBody)
+		a.ResponseStatus, a.ResponseBody = &status, &body
+	}
+	o := Outcome{Attempt: a}
+	switch {
+	case sendErr == nil && resp.Status >= 200 && resp.Status < 300:
+		o.Attempt.Succeeded, o.Attempt.DeliveredAt, o.Status = true, &now, StatusSucceeded
+		return o
+	case sendErr == nil && resp.Status == 410:
+		o.Status, o.Disable = StatusFailed, "the endpoint answered 410 Gone"
+		return o
+	}
+	if w.FailingSince != nil && now.Sub(*w.FailingSince) >= MaxFailingFor {
+		o.Status, o.Disable = StatusFailed, "failing for more than 5 days"
+		return o
+	}
+	if m.Attempt > len(d.schedule) {
+		o.Status = StatusFailed
+		return o
+	}
+	delay := d.schedule[m.Attempt-1]
+	if resp.RetryAfter > delay {
+		delay = min(resp.RetryAfter, MaxRetryAfter)
+	}
+	next := now.Add(delay)
+	o.Status, o.NextAttemptAt = StatusScheduled, &next
+	return o
+}
+
+// Sign returns the Standard Webhooks headers for body sent as message id at t with a whsec_
+// secret.
+func Sign(secret, id string, t time.Time, body []byte) (map[string]string, error) {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(secret, SecretPrefix))
+	if err != nil {
+		return nil, fmt.Errorf("webhook: decode secret: %w", err)
+	}
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id + "." + ts + "."))
+	mac.Write(body)
+	return map[string]string{
+		"webhook-id":        id,
+		"webhook-timestamp": ts,
+		"webhook-signature": "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)),
+		"Content-Type":      "application/json",
+	}, nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	s = s[:n]
+	for !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
