@@ -27,7 +27,7 @@ func (s *Service) Tags(ctx context.Context) ([]Tag, error) { return s.store.Tags
 func (s *Service) CreateTag(ctx context.Context, slug, name string) (Tag, error) {
 	var c check.Checker
 	c.Required("slug", &slug, 100)
-	c.Slug("slug", &slug)
+	c.Slug("slug", &slug, 100)
 	c.Required("name", &name, 100)
 	if err := c.Err(); err != nil {
 		return Tag{}, err
@@ -44,7 +44,7 @@ func (s *Service) Categories(ctx context.Context) ([]Category, error) { return s
 func (s *Service) CreateCategory(ctx context.Context, in Category) (Category, error) {
 	var c check.Checker
 	c.Required("slug", &in.Slug, 100)
-	c.Slug("slug", &in.Slug)
+	c.Slug("slug", &in.Slug, 100)
 	c.Required("name", &in.Name, 100)
 	c.Text("description", &in.Description, 2000)
 	c.Text("image", &in.Image, 2000)
@@ -56,7 +56,7 @@ func (s *Service) CreateCategory(ctx context.Context, in Category) (Category, er
 }
 
 func checkContainer(c *check.Checker, f ContainerFields) {
-	c.Slug("slug", f.Slug)
+	c.Slug("slug", f.Slug, 100)
 	c.Name("name", f.Name, 200)
 	c.Name("primary_mode", f.PrimaryMode, 50)
 	c.Text("description", f.Description, 5000)

@@ -1,10 +1,13 @@
-// Package check collects input problems field by field, so that one apperr Invalid answer names
-// all of them.
+// Package check is the service's one set of input rules. A Checker collects problems field by
+// field, so that one apperr Invalid answer names all of them; Invalid answers a single problem
+// found outside a Checker.
 package check
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -13,6 +16,14 @@ import (
 )
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Invalid answers the apperr Invalid error for one problem with one field, worded as a
+// Checker words it.
+func Invalid(field, msg string) error {
+	var c Checker
+	c.Add(field, msg)
+	return c.Err()
+}
 
 // Checker collects field problems; the zero value is ready to use.
 type Checker struct{ fields []apperr.FieldError }
@@ -47,13 +58,38 @@ func (c *Checker) Name(field string, v *string, max int) {
 	c.Text(field, v, max)
 }
 
-// Slug checks an optional slug: lower-case letters, digits and single hyphens, at most 100 characters.
-func (c *Checker) Slug(field string, v *string) {
+// Length checks that a string, trimmed, has between minLen and maxLen characters; a minLen of
+// 1 or more makes it required.
+func (c *Checker) Length(field, v string, minLen, maxLen int) {
+	n := utf8.RuneCountInString(strings.TrimSpace(v))
+	switch {
+	case n < minLen:
+		c.Add(field, "is required")
+	case n > maxLen:
+		c.Add(field, fmt.Sprintf("must be at most %d characters", maxLen))
+	}
+}
+
+// Slug checks an optional slug: lower-case letters, digits and single hyphens, at most maxLen
+// characters.
+func (c *Checker) Slug(field string, v *string, maxLen int) {
 	if v == nil {
 		return
 	}
-	if len(*v) > 100 || !slugPattern.MatchString(*v) {
-		c.Add(field, "must be lower-case letters, digits and single hyphens, at most 100 characters")
+	if len(*v) > maxLen || !slugPattern.MatchString(*v) {
+		c.Add(field, fmt.Sprintf("must be lower-case letters, digits and single hyphens, at most %d characters", maxLen))
+	}
+}
+
+// URL checks that a string is an absolute http or https URL of at most 2000 characters; an
+// empty string passes unless required.
+func (c *Checker) URL(field, v string, required bool) {
+	if v == "" && !required {
+		return
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || len(v) > 2000 {
+		c.Add(field, "must be an http or https URL of at most 2000 characters")
 	}
 }
 
@@ -97,7 +133,7 @@ func (c *Checker) OneOf(field string, v *string, allowed []string) {
 			return
 		}
 	}
-	c.Add(field, fmt.Sprintf("must be one of %v", allowed))
+	c.Add(field, "must be one of "+strings.Join(allowed, ", "))
 }
 
 // Err answers an apperr Invalid error naming every problem, or nil when there is none.

@@ -10,7 +10,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/media"
 	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
@@ -64,13 +64,13 @@ func (h *Handler) CreateFont(c echo.Context) error {
 	defer func() { _ = req.MultipartForm.RemoveAll() }()
 	file, header, err := req.FormFile("file")
 	if err != nil {
-		return fields.Invalid("file", "is required")
+		return check.Invalid("file", "is required")
 	}
 	defer file.Close()
 	premium := false
 	if v := req.FormValue("is_premium"); v != "" {
 		if premium, err = strconv.ParseBool(v); err != nil {
-			return fields.Invalid("is_premium", "must be true or false")
+			return check.Invalid("is_premium", "must be true or false")
 		}
 	}
 	f, err := h.media.CreateFont(req.Context(), media.NewFont{

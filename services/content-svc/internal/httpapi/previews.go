@@ -9,7 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/preview"
 )
 
@@ -56,12 +56,12 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 	defer func() { _ = req.MultipartForm.RemoveAll() }()
 	image, _, err := req.FormFile("image")
 	if err != nil {
-		return fields.Invalid("image", "is required")
+		return check.Invalid("image", "is required")
 	}
 	defer image.Close()
 	var keys []SvgColorKey
 	if err := json.Unmarshal([]byte(req.FormValue("color_keys")), &keys); err != nil {
-		return fields.Invalid("color_keys", "must be a JSON array of {element_key, current_color}")
+		return check.Invalid("color_keys", "must be a JSON array of {element_key, current_color}")
 	}
 	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id")}
 	for _, k := range keys {

@@ -11,7 +11,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/upload"
 )
 
@@ -42,7 +42,7 @@ func (h *Handler) PutProjectAep(c echo.Context, projectID openapi_types.UUID) er
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return fields.Invalid("file", "is required")
+			return check.Invalid("file", "is required")
 		}
 		if err != nil {
 			return formError(err, limit)
@@ -88,14 +88,18 @@ func (h *Handler) CompleteAepUpload(c echo.Context, projectID openapi_types.UUID
 		return err
 	}
 	if in.UploadId == "" {
-		return fields.Invalid("upload_id", "is required")
+		return check.Invalid("upload_id", "is required")
 	}
 	parts := make([]upload.Part, len(in.Parts))
 	for i, p := range in.Parts {
 		parts[i] = upload.Part{Number: p.PartNumber, ETag: p.Etag}
 	}
+	// Hashing 3 GB outlasts the server's request deadline (HTTP_REQUEST_TIMEOUT), so the work
+	// gets its own deadline; the connection's deadlines are extended to match.
 	httpx.AllowLongRequest(c, longUpload)
-	f, err := h.uploads.CompleteMultipart(c.Request().Context(), projectID.String(), in.UploadId, parts)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(c.Request().Context()), longUpload)
+	defer cancel()
+	f, err := h.uploads.CompleteMultipart(ctx, projectID.String(), in.UploadId, parts)
 	if err != nil {
 		return err
 	}

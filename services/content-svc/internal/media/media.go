@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
 
@@ -124,11 +124,11 @@ func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader, si
 	if in.Direction == "" {
 		in.Direction = "ltr"
 	}
-	if err := fields.First(
-		fields.Text("name", in.Name, 1, 200),
-		fields.Text("family", in.Family, 1, 200),
-		fields.OneOf("direction", in.Direction, "ltr", "rtl"),
-	); err != nil {
+	var c check.Checker
+	c.Length("name", in.Name, 1, 200)
+	c.Length("family", in.Family, 1, 200)
+	c.OneOf("direction", &in.Direction, []string{"ltr", "rtl"})
+	if err := c.Err(); err != nil {
 		return Font{}, err
 	}
 	head := make([]byte, 4)
@@ -174,7 +174,7 @@ func (s *Service) DeleteFont(ctx context.Context, id string) error {
 func (s *Service) Music(ctx context.Context, f MusicFilter, p paging.Page) ([]MusicTrack, paging.Meta, error) {
 	f.Q, f.Genre, f.Mood = strings.TrimSpace(f.Q), strings.TrimSpace(f.Genre), strings.TrimSpace(f.Mood)
 	if f.MinDuration != nil && f.MaxDuration != nil && *f.MinDuration > *f.MaxDuration {
-		return nil, paging.Meta{}, fields.Invalid("min_duration", "must not exceed max_duration")
+		return nil, paging.Meta{}, check.Invalid("min_duration", "must not exceed max_duration")
 	}
 	tracks, total, err := s.store.Music(ctx, f, p)
 	if err != nil {
@@ -185,18 +185,18 @@ func (s *Service) Music(ctx context.Context, f MusicFilter, p paging.Page) ([]Mu
 
 // CreateMusicTrack records a track. It returns Invalid for bad fields.
 func (s *Service) CreateMusicTrack(ctx context.Context, t MusicTrack) (MusicTrack, error) {
-	if err := fields.First(
-		fields.Text("title", t.Title, 1, 200),
-		fields.Text("artist", t.Artist, 0, 200),
-		fields.Text("genre", t.Genre, 0, 100),
-		fields.Text("mood", t.Mood, 0, 100),
-		fields.WebURL("audio_url", t.AudioURL, true),
-		fields.WebURL("cover_url", t.CoverURL, false),
-	); err != nil {
-		return MusicTrack{}, err
-	}
+	var c check.Checker
+	c.Length("title", t.Title, 1, 200)
+	c.Length("artist", t.Artist, 0, 200)
+	c.Length("genre", t.Genre, 0, 100)
+	c.Length("mood", t.Mood, 0, 100)
+	c.URL("audio_url", t.AudioURL, true)
+	c.URL("cover_url", t.CoverURL, false)
 	if t.DurationSec <= 0 || t.DurationSec > 24*3600 {
-		return MusicTrack{}, fields.Invalid("duration_sec", "must be more than 0 and at most 86400")
+		c.Add("duration_sec", "must be more than 0 and at most 86400")
+	}
+	if err := c.Err(); err != nil {
+		return MusicTrack{}, err
 	}
 	t.ID = uuid.Must(uuid.NewV7()).String()
 	t.CreatedAt = time.Now().UTC()

@@ -18,7 +18,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Preview statuses.
@@ -187,13 +187,13 @@ type Request struct {
 // over the limit, NotFound for an unknown target and Unavailable when storage cannot be
 // reached.
 func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Preview, error) {
-	if err := fields.OneOf("target_type", req.TargetType, TargetProject, TargetScene); err != nil {
-		return Preview{}, err
-	}
+	var c check.Checker
+	c.OneOf("target_type", &req.TargetType, []string{TargetProject, TargetScene})
 	if _, err := uuid.Parse(req.TargetID); err != nil {
-		return Preview{}, fields.Invalid("target_id", "must be a uuid")
+		c.Add("target_id", "must be a uuid")
 	}
-	if err := checkColorKeys(req.ColorKeys); err != nil {
+	checkColorKeys(&c, req.ColorKeys)
+	if err := c.Err(); err != nil {
 		return Preview{}, err
 	}
 	data, err := io.ReadAll(io.LimitReader(image, s.cfg.MaxImageBytes+1))
@@ -225,24 +225,22 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 	return p, nil
 }
 
-func checkColorKeys(keys []ColorKey) error {
+func checkColorKeys(c *check.Checker, keys []ColorKey) {
 	if len(keys) == 0 || len(keys) > maxColorKeys {
-		return fields.Invalid("color_keys", fmt.Sprintf("must list 1 to %d color keys", maxColorKeys))
+		c.Add("color_keys", fmt.Sprintf("must list 1 to %d color keys", maxColorKeys))
+		return
 	}
 	seen := map[string]bool{}
-	for _, k := range keys {
-		if err := fields.Text("color_keys.element_key", k.ElementKey, 1, 100); err != nil {
-			return err
-		}
+	for i, k := range keys {
+		c.Length(fmt.Sprintf("color_keys[%d].element_key", i), k.ElementKey, 1, 100)
 		if seen[k.ElementKey] {
-			return fields.Invalid("color_keys", "must not repeat an element_key")
+			c.Add(fmt.Sprintf("color_keys[%d].element_key", i), "must not repeat an element_key")
 		}
 		seen[k.ElementKey] = true
 		if !hexColor.MatchString(k.CurrentColor) {
-			return fields.Invalid("color_keys.current_color", "must be a #RGB or #RRGGBB color")
+			c.Add(fmt.Sprintf("color_keys[%d].current_color", i), "must be a #RGB or #RRGGBB color")
 		}
 	}
-	return nil
 }
 
 // Get returns a preview. It returns NotFound for an unknown id.

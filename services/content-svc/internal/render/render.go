@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Server is a render server.
@@ -97,15 +97,10 @@ func (s *Service) Update(ctx context.Context, id string, c Change) (Server, erro
 func (s *Service) Delete(ctx context.Context, id string) error { return s.store.DeleteServer(ctx, id) }
 
 func validate(srv Server) error {
-	if err := fields.First(
-		fields.Text("name", srv.Name, 1, 100),
-		fields.WebURL("base_url", srv.BaseURL, true),
-		fields.Text("region", srv.Region, 0, 100),
-	); err != nil {
-		return err
-	}
-	if srv.MaxParallelRenders < 1 || srv.MaxParallelRenders > 1000 {
-		return fields.Invalid("max_parallel_renders", "must be between 1 and 1000")
-	}
-	return nil
+	var c check.Checker
+	c.Length("name", srv.Name, 1, 100)
+	c.URL("base_url", srv.BaseURL, true)
+	c.Length("region", srv.Region, 0, 100)
+	c.Between("max_parallel_renders", &srv.MaxParallelRenders, 1, 1000)
+	return c.Err()
 }

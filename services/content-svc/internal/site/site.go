@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
 
@@ -133,7 +133,9 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 // query over 200 characters.
 func (s *Service) Blogs(ctx context.Context, q string, p paging.Page) ([]Blog, paging.Meta, error) {
 	q = strings.TrimSpace(q)
-	if err := fields.Text("q", q, 0, 200); err != nil {
+	var c check.Checker
+	c.Length("q", q, 0, 200)
+	if err := c.Err(); err != nil {
 		return nil, paging.Meta{}, err
 	}
 	blogs, total, err := s.store.Blogs(ctx, q, p)
@@ -150,14 +152,14 @@ func (s *Service) Blog(ctx context.Context, slug string) (Blog, error) {
 
 // CreateBlog records a post. It returns Invalid for bad fields and Conflict for a taken slug.
 func (s *Service) CreateBlog(ctx context.Context, b Blog) (Blog, error) {
-	if err := fields.First(
-		fields.Slug("slug", b.Slug),
-		fields.Text("title", b.Title, 1, 300),
-		fields.Text("excerpt", b.Excerpt, 0, 1000),
-		fields.Text("body", b.Body, 1, 200000),
-		fields.WebURL("cover_image", b.CoverImage, false),
-		fields.Text("author_name", b.AuthorName, 0, 200),
-	); err != nil {
+	var c check.Checker
+	c.Slug("slug", &b.Slug, 120)
+	c.Length("title", b.Title, 1, 300)
+	c.Length("excerpt", b.Excerpt, 0, 1000)
+	c.Length("body", b.Body, 1, 200000)
+	c.URL("cover_image", b.CoverImage, false)
+	c.Length("author_name", b.AuthorName, 0, 200)
+	if err := c.Err(); err != nil {
 		return Blog{}, err
 	}
 	b.ID, b.CreatedAt = newID(), s.now().UTC()
@@ -181,18 +183,20 @@ func (s *Service) DeleteBlog(ctx context.Context, slug string) error {
 // the target or the parent comment does not exist.
 func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error) {
 	c.Content = strings.TrimSpace(c.Content)
-	if err := fields.Text("content", c.Content, 1, 5000); err != nil {
+	var ck check.Checker
+	ck.Length("content", c.Content, 1, 5000)
+	if err := ck.Err(); err != nil {
 		return Comment{}, err
 	}
 	if (c.BlogID == "") == (c.ContainerID == "") {
-		return Comment{}, fields.Invalid("blog_id", "exactly one of blog_id and container_id is required")
+		return Comment{}, check.Invalid("blog_id", "exactly one of blog_id and container_id is required")
 	}
 	if c.Rate != nil {
 		if c.ContainerID == "" {
-			return Comment{}, fields.Invalid("rate", "is only for comments on a template")
+			return Comment{}, check.Invalid("rate", "is only for comments on a template")
 		}
 		if *c.Rate < 1 || *c.Rate > 5 {
-			return Comment{}, fields.Invalid("rate", "must be between 1 and 5")
+			return Comment{}, check.Invalid("rate", "must be between 1 and 5")
 		}
 	}
 	c.ID, c.Status, c.CreatedAt = newID(), Pending, s.now().UTC()
@@ -206,7 +210,7 @@ func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error)
 // unless exactly one of the target's ids is given.
 func (s *Service) Comments(ctx context.Context, t Target, p paging.Page) ([]Comment, paging.Meta, error) {
 	if (t.BlogID == "") == (t.ContainerID == "") {
-		return nil, paging.Meta{}, fields.Invalid("blog_id", "exactly one of blog_id and container_id is required")
+		return nil, paging.Meta{}, check.Invalid("blog_id", "exactly one of blog_id and container_id is required")
 	}
 	cs, total, err := s.store.Comments(ctx, t, p)
 	if err != nil {
@@ -241,12 +245,12 @@ func (s *Service) Slides(ctx context.Context) ([]Slide, error) { return s.store.
 
 // CreateSlide records a slide. It returns Invalid for bad fields.
 func (s *Service) CreateSlide(ctx context.Context, sl Slide) (Slide, error) {
-	if err := fields.First(
-		fields.Text("title", sl.Title, 1, 300),
-		fields.Text("subtitle", sl.Subtitle, 0, 1000),
-		fields.WebURL("image_url", sl.ImageURL, true),
-		fields.WebURL("link_url", sl.LinkURL, false),
-	); err != nil {
+	var c check.Checker
+	c.Length("title", sl.Title, 1, 300)
+	c.Length("subtitle", sl.Subtitle, 0, 1000)
+	c.URL("image_url", sl.ImageURL, true)
+	c.URL("link_url", sl.LinkURL, false)
+	if err := c.Err(); err != nil {
 		return Slide{}, err
 	}
 	sl.ID, sl.CreatedAt = newID(), s.now().UTC()
@@ -269,16 +273,16 @@ func (s *Service) HomeEvents(ctx context.Context) ([]HomeEvent, error) {
 // CreateHomeEvent records an event. It returns Invalid for bad fields or an end not after
 // the start.
 func (s *Service) CreateHomeEvent(ctx context.Context, e HomeEvent) (HomeEvent, error) {
-	if err := fields.First(
-		fields.Text("title", e.Title, 1, 300),
-		fields.Text("description", e.Description, 0, 5000),
-		fields.WebURL("image_url", e.ImageURL, false),
-		fields.WebURL("link_url", e.LinkURL, false),
-	); err != nil {
-		return HomeEvent{}, err
-	}
+	var c check.Checker
+	c.Length("title", e.Title, 1, 300)
+	c.Length("description", e.Description, 0, 5000)
+	c.URL("image_url", e.ImageURL, false)
+	c.URL("link_url", e.LinkURL, false)
 	if e.EndsAt != nil && !e.EndsAt.After(e.StartsAt) {
-		return HomeEvent{}, fields.Invalid("ends_at", "must be after starts_at")
+		c.Add("ends_at", "must be after starts_at")
+	}
+	if err := c.Err(); err != nil {
+		return HomeEvent{}, err
 	}
 	e.ID, e.CreatedAt = newID(), s.now().UTC()
 	if err := s.store.CreateHomeEvent(ctx, e); err != nil {
@@ -303,7 +307,7 @@ func (s *Service) PublicSettings(ctx context.Context, tenantID string) (map[stri
 // when no tenant is named.
 func (s *Service) Settings(ctx context.Context, tenantID string) (Settings, error) {
 	if tenantID == "" {
-		return Settings{}, fields.Invalid("tenant_id", "is required for a token without a tenant")
+		return Settings{}, check.Invalid("tenant_id", "is required for a token without a tenant")
 	}
 	return s.store.Settings(ctx, tenantID)
 }
@@ -312,7 +316,7 @@ func (s *Service) Settings(ctx context.Context, tenantID string) (Settings, erro
 // TooLarge when the settings encode to more than 64 KiB.
 func (s *Service) PutSettings(ctx context.Context, tenantID string, st Settings) (Settings, error) {
 	if tenantID == "" {
-		return Settings{}, fields.Invalid("tenant_id", "is required for a token without a tenant")
+		return Settings{}, check.Invalid("tenant_id", "is required for a token without a tenant")
 	}
 	if st.Public == nil {
 		st.Public = map[string]any{}
@@ -322,11 +326,11 @@ func (s *Service) PutSettings(ctx context.Context, tenantID string, st Settings)
 	}
 	raw, err := json.Marshal(st.Public)
 	if err != nil {
-		return Settings{}, fields.Invalid("public", "must be a JSON object")
+		return Settings{}, check.Invalid("public", "must be a JSON object")
 	}
 	rawPrivate, err := json.Marshal(st.Private)
 	if err != nil {
-		return Settings{}, fields.Invalid("private", "must be a JSON object")
+		return Settings{}, check.Invalid("private", "must be a JSON object")
 	}
 	if len(raw)+len(rawPrivate) > maxSettingsBytes {
 		return Settings{}, apperr.E(apperr.TooLarge, "settings_too_large", "settings must encode to at most 64 KiB")

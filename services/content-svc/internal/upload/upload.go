@@ -19,7 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/fields"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Multipart upload states.
@@ -223,7 +223,7 @@ func (s *Service) StartMultipart(ctx context.Context, projectID, filename string
 		return Start{}, err
 	}
 	if total < s.cfg.MinMultipartBytes || total > s.cfg.MaxMultipartBytes {
-		return Start{}, fields.Invalid("total_size_bytes",
+		return Start{}, check.Invalid("total_size_bytes",
 			fmt.Sprintf("must be between %d and %d bytes", s.cfg.MinMultipartBytes, s.cfg.MaxMultipartBytes))
 	}
 	if err := s.store.ProjectExists(ctx, projectID); err != nil {
@@ -339,7 +339,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 func checkFilename(name string) error {
 	base := path.Base(strings.ReplaceAll(name, `\`, "/"))
 	if base != name || len(name) > 255 || !strings.EqualFold(path.Ext(name), ".aep") || len(name) <= len(".aep") {
-		return fields.Invalid("filename", "must be a file name ending in .aep, at most 255 characters")
+		return check.Invalid("filename", "must be a file name ending in .aep, at most 255 characters")
 	}
 	return nil
 }

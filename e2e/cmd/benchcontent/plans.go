@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/pgdb"
+)
+
+// The catalog queries as content-svc's store.Catalog.Templates builds them: a count and one
+// page of 20 cards. They are copied here because the store is internal to the service.
+const (
+	planLive    = `c.is_published AND c.deleted_at IS NULL`
+	planColumns = `c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup, c.primary_mode,
+	c.rate_avg, c.rate_count, c.use_count,
+	coalesce((SELECT string_agg(DISTINCT p.aspect, ',' ORDER BY p.aspect) FROM projects p
+		WHERE p.container_id = c.id AND p.is_published AND p.aspect <> ''), '') AS aspects`
+)
+
+// planCase is one catalog listing: extra conditions with their arguments and an order.
+type planCase struct {
+	name  string
+	where []string
+	args  []any
+	order string
+}
+
+var (
+	indexUse = regexp.MustCompile(`(?:Index Only Scan|Index Scan|Bitmap Index Scan)(?: Backward)? (?:using|on) (\w+)`)
+	seqScan  = regexp.MustCompile(`Seq Scan on (\w+)`)
+	execTime = regexp.MustCompile(`Execution Time: ([0-9.]+) ms`)
+)
+
+// plans runs EXPLAIN (ANALYZE, BUFFERS) for the count and the page query of each catalog
+// listing, writes the plans to -out and prints one summary line per plan.
+func plans(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("plans", flag.ContinueOnError)
+	dsn := fs.String("dsn", "", "the seeded bench database")
+	out := fs.String("out", "", "file the plans are written to")
+	search := fs.String("search", "wedding", "search word")
+	category := fs.String("category", "", "category id")
+	tagA := fs.String("tag-a", "", "first tag id")
+	tagB := fs.String("tag-b", "", "second tag id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dsn == "" || *out == "" || *category == "" || *tagA == "" || *tagB == "" {
+		return errors.New("-dsn, -out, -category, -tag-a and -tag-b are required")
+	}
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: *dsn, MaxOpenConns: 1, MaxIdleConns: 1})
+	if err != nil {
+		return err
+	}
+	defer pgdb.Close(db)
+	ts := *search + ":*"
+	newest := `c.created_at DESC, c.id DESC`
+	cases := []planCase{
+		{"search", []string{`c.search @@ to_tsquery('simple', ?)`}, []any{ts}, `ts_rank(c.search, to_tsquery('simple', '` + ts + `')) DESC, c.id DESC`},
+		{"filter-category", []string{`EXISTS (SELECT 1 FROM container_categories cc WHERE cc.container_id = c.id AND cc.category_id = ?)`}, []any{*category}, newest},
+		{"filter-tags", []string{`c.id IN (SELECT ct.container_id FROM container_tags ct WHERE ct.tag_id IN ? GROUP BY ct.container_id HAVING count(*) = ?)`}, []any{[]string{*tagA, *tagB}, 2}, newest},
+		{"filter-aspect", []string{`EXISTS (SELECT 1 FROM projects p WHERE p.container_id = c.id AND p.is_published AND p.aspect = ?)`}, []any{"9:16"}, newest},
+		{"filter-premium", []string{`c.is_premium = ?`}, []any{true}, newest},
+		{"sort-newest", nil, nil, newest},
+		{"sort-popular", nil, nil, `c.use_count DESC, c.id DESC`},
+		{"sort-rate", nil, nil, `c.rate_avg DESC, c.id DESC`},
+		{"sort-az", nil, nil, `c.name ASC, c.id ASC`},
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", *out, err)
+	}
+	defer f.Close()
+	for _, pc := range cases {
+		cond := strings.Join(append([]string{planLive}, pc.where...), " AND ")
+		queries := []struct{ kind, sql string }{
+			{"count", `SELECT count(*) FROM containers c WHERE ` + cond},
+			{"page", `SELECT ` + planColumns + ` FROM containers c WHERE ` + cond + ` ORDER BY ` + pc.order + ` LIMIT 20 OFFSET 0`},
+		}
+		for _, q := range queries {
+			plan, err := explain(db.WithContext(ctx), q.sql, pc.args)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", pc.name, q.kind, err)
+			}
+			fmt.Fprintf(f, "== %s (%s)\n%s\n\n%s\n\n", pc.name, q.kind, q.sql, plan)
+			fmt.Println(summarize(pc.name+" "+q.kind, plan))
+		}
+	}
+	return f.Close()
+}
+
+func explain(db *gorm.DB, sql string, args []any) (string, error) {
+	rows, err := db.Raw(`EXPLAIN (ANALYZE, BUFFERS) `+sql, args...).Rows()
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return "", err
+		}
+		lines = append(lines, line)
+	}
+	return strings.Join(lines, "\n"), rows.Err()
+}
+
+// summarize names the plan's indexes and sequential scans and its execution time.
+func summarize(name, plan string) string {
+	var used []string
+	for _, m := range indexUse.FindAllStringSubmatch(plan, -1) {
+		if !slices.Contains(used, m[1]) {
+			used = append(used, m[1])
+		}
+	}
+	for _, m := range seqScan.FindAllStringSubmatch(plan, -1) {
+		if s := "SEQ SCAN " + m[1]; !slices.Contains(used, s) {
+			used = append(used, s)
+		}
+	}
+	ms := "?"
+	if m := execTime.FindStringSubmatch(plan); m != nil {
+		ms = m[1]
+	}
+	return fmt.Sprintf("%-24s %9s ms   %s", name, ms, strings.Join(used, ", "))
+}

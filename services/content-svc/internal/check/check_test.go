@@ -1,0 +1,73 @@
+package check_test
+
+import (
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
+)
+
+// problems answers the field errors of an Invalid error as "field: message".
+func problems(err error) []string {
+	GinkgoHelper()
+	e, ok := apperr.As(err)
+	Expect(ok).To(BeTrue())
+	Expect(e.Kind).To(Equal(apperr.Invalid))
+	var out []string
+	for _, f := range e.Fields {
+		out = append(out, f.Field+": "+f.Message)
+	}
+	return out
+}
+
+func str(s string) *string { return &s }
+
+var _ = Describe("Checker", func() {
+	It("answers nil when every field is fine", func() {
+		var c check.Checker
+		c.Length("title", "  Summer  ", 1, 10)
+		c.URL("link", "", false)
+		c.Slug("slug", str("summer-promo-2"), 100)
+		c.OneOf("mode", str("video"), []string{"video", "photo"})
+		Expect(c.Err()).NotTo(HaveOccurred())
+	})
+
+	It("names every problem in one Invalid answer", func() {
+		var c check.Checker
+		c.Length("title", "   ", 1, 10)
+		c.Length("excerpt", strings.Repeat("é", 11), 0, 10)
+		c.URL("image_url", "ftp://example.com/a.png", true)
+		c.URL("cover", "", true)
+		c.Slug("slug", str("Summer--Promo"), 100)
+		c.OneOf("direction", str("up"), []string{"ltr", "rtl"})
+		c.Between("max", new(0), 1, 1000)
+		err := c.Err()
+		Expect(problems(err)).To(Equal([]string{
+			"title: is required",
+			"excerpt: must be at most 10 characters",
+			"image_url: must be an http or https URL of at most 2000 characters",
+			"cover: must be an http or https URL of at most 2000 characters",
+			"slug: must be lower-case letters, digits and single hyphens, at most 100 characters",
+			"direction: must be one of ltr, rtl",
+			"max: must be between 1 and 1000",
+		}))
+		Expect(err.Error()).To(ContainSubstring("invalid fields"))
+	})
+
+	It("words a single problem in the error's message", func() {
+		err := check.Invalid("ends_at", "must be after starts_at")
+		Expect(problems(err)).To(Equal([]string{"ends_at: must be after starts_at"}))
+		Expect(err.Error()).To(ContainSubstring(`Field "ends_at" must be after starts_at.`))
+	})
+
+	It("bounds a slug by the given length", func() {
+		var c check.Checker
+		c.Slug("slug", str(strings.Repeat("a", 120)), 120)
+		Expect(c.Err()).NotTo(HaveOccurred())
+		c.Slug("slug", str(strings.Repeat("a", 121)), 120)
+		Expect(problems(c.Err())).To(ConsistOf(ContainSubstring("at most 120 characters")))
+	})
+})
