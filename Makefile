@@ -52,6 +52,7 @@ tools:
 
 generate: tools
 	scripts/gen-proto.sh
+	go run ./e2e/cmd/envdoc > docs/configuration.md
 	@for dir in services/*/; do \
 		if grep -rqs --include='*.go' '^//go:generate' "$$dir"; then \
 			echo "go generate $$dir"; (cd "$$dir" && go generate ./...); \

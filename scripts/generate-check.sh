@@ -9,6 +9,8 @@ cd "$REPO"
 marker='^// Code generated .*DO NOT EDIT'
 
 mapfile -t tracked < <(git grep --cached -l -E "$marker" -- '*.go' || true)
+# Generated documents (docs/configuration.md from e2e/cmd/envdoc) are checked the same way.
+tracked+=(docs/configuration.md)
 status=0
 if ((${#tracked[@]} > 0)); then
 	if ! git diff --exit-code --stat -- "${tracked[@]}"; then

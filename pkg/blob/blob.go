@@ -32,12 +32,18 @@ const pingTimeout = 3 * time.Second
 
 // Config locates the object store and the bucket a service writes to.
 type Config struct {
-	Endpoint  string `env:"S3_ENDPOINT" default:"127.0.0.1:9000"`
+	// Endpoint is the S3 API's host:port, without a scheme.
+	Endpoint string `env:"S3_ENDPOINT" default:"127.0.0.1:9000"`
+	// AccessKey is the S3 access key id.
 	AccessKey string `env:"S3_ACCESS_KEY" default:"minioadmin"`
+	// SecretKey is the S3 secret key.
 	SecretKey string `env:"S3_SECRET_KEY" default:"minioadmin"`
-	UseSSL    bool   `env:"S3_USE_SSL" default:"false"`
-	Region    string `env:"S3_REGION" default:"us-east-1"`
-	Bucket    string `env:"S3_BUCKET"` // service sets its default
+	// UseSSL selects https for the S3 API.
+	UseSSL bool `env:"S3_USE_SSL" default:"false"`
+	// Region is the S3 region used for signing.
+	Region string `env:"S3_REGION" default:"us-east-1"`
+	// Bucket is the service's bucket; the service fills in its default (content-svc: content).
+	Bucket string `env:"S3_BUCKET"`
 }
 
 // ObjectInfo describes a stored object.

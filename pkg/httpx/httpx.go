@@ -32,14 +32,21 @@ const (
 
 // Config holds the listen address, the body limit and the server timeouts.
 type Config struct {
-	Addr              string        `env:"HTTP_ADDR"`
-	BodyLimit         int64         `env:"HTTP_BODY_LIMIT" default:"1048576"`
+	// Addr is the listen address; each service fills in 127.0.0.1:<its port> (8081, 8082, 8083).
+	Addr string `env:"HTTP_ADDR"`
+	// BodyLimit is the largest request body in bytes (streaming upload routes set their own).
+	BodyLimit int64 `env:"HTTP_BODY_LIMIT" default:"1048576"`
+	// ReadHeaderTimeout bounds reading a request's headers.
 	ReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT" default:"5s"`
-	ReadTimeout       time.Duration `env:"HTTP_READ_TIMEOUT" default:"30s"`
-	WriteTimeout      time.Duration `env:"HTTP_WRITE_TIMEOUT" default:"30s"`
-	IdleTimeout       time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"120s"`
+	// ReadTimeout bounds reading a whole request.
+	ReadTimeout time.Duration `env:"HTTP_READ_TIMEOUT" default:"30s"`
+	// WriteTimeout bounds writing a response.
+	WriteTimeout time.Duration `env:"HTTP_WRITE_TIMEOUT" default:"30s"`
+	// IdleTimeout closes idle keep-alive connections.
+	IdleTimeout time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"120s"`
 	// RequestTimeout is the deadline of each request's context.
-	RequestTimeout  time.Duration `env:"HTTP_REQUEST_TIMEOUT" default:"25s"`
+	RequestTimeout time.Duration `env:"HTTP_REQUEST_TIMEOUT" default:"25s"`
+	// ShutdownTimeout is how long SIGTERM waits for in-flight requests to finish.
 	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" default:"20s"`
 	// TrustedProxies are the CIDRs (the gateway, the ingress) whose X-Forwarded-For is believed
 	// when deciding a client's address for logs and per-IP rate limits. Empty trusts nobody:

@@ -20,6 +20,7 @@ import (
 
 // Config says where NATS is and how this process namespaces what it creates there.
 type Config struct {
+	// URL is the NATS server (with JetStream).
 	URL string `env:"NATS_URL" default:"nats://127.0.0.1:4222"`
 	// Prefix is prepended to every subject, stream and durable name. Tests use it to keep
 	// parallel suites apart; it is empty in production.

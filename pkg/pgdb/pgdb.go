@@ -23,10 +23,15 @@ import (
 
 // Config holds the connection string and pool limits.
 type Config struct {
-	DSN             string        `env:"DATABASE_URL"`
-	MaxOpenConns    int           `env:"DB_MAX_OPEN_CONNS" default:"20"`
-	MaxIdleConns    int           `env:"DB_MAX_IDLE_CONNS" default:"10"`
+	// DSN is the PostgreSQL URL; each service fills in its own database on 127.0.0.1:5432.
+	DSN string `env:"DATABASE_URL"`
+	// MaxOpenConns caps the pool.
+	MaxOpenConns int `env:"DB_MAX_OPEN_CONNS" default:"20"`
+	// MaxIdleConns is how many idle connections the pool keeps.
+	MaxIdleConns int `env:"DB_MAX_IDLE_CONNS" default:"10"`
+	// ConnMaxLifetime recycles connections after this age.
 	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" default:"30m"`
+	// ConnMaxIdleTime closes connections idle this long.
 	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" default:"5m"`
 }
 

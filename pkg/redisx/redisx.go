@@ -19,7 +19,9 @@ const connectTimeout = 5 * time.Second
 // Config locates Redis. KeyPrefix namespaces every key a service writes, so several
 // deployments can share one Redis.
 type Config struct {
-	URL       string `env:"REDIS_URL" default:"redis://127.0.0.1:6379/0"`
+	// URL is the Redis server and database index.
+	URL string `env:"REDIS_URL" default:"redis://127.0.0.1:6379/0"`
+	// KeyPrefix is prepended to every key the service writes (tests and shared servers).
 	KeyPrefix string `env:"REDIS_KEY_PREFIX"`
 }
 

@@ -10,10 +10,11 @@ import (
 
 // Config holds every setting of agentteam-svc.
 type Config struct {
-	HTTP     httpx.Config
-	DB       pgdb.Config
-	NATS     natsx.Config
-	Auth     Auth
+	HTTP httpx.Config
+	DB   pgdb.Config
+	NATS natsx.Config
+	Auth Auth
+	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 	// SkillsAdminKey guards the shared skill library (X-Skills-Admin-Key); empty refuses every call.
 	SkillsAdminKey string `env:"SKILLS_ADMIN_KEY"`
@@ -21,8 +22,10 @@ type Config struct {
 
 // Auth says where the identity service's public keys are.
 type Auth struct {
+	// JWKSURL is identity-svc's key set, fetched lazily and cached.
 	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
-	Issuer  string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+	// Issuer is the iss every accepted token must carry.
+	Issuer string `env:"JWT_ISSUER" default:"motionstudio-identity"`
 }
 
 // Load reads the environment and fills local-development defaults.
