@@ -18,6 +18,9 @@ declare -A PORT=([identity]=8081 [content]=8082 [agentteam]=8083)
 TIMEOUT="${DEV_TIMEOUT:-60}"
 # A local service client for the client-credentials grant (README: "Calling the services").
 export SERVICE_CLIENTS="${SERVICE_CLIENTS:-dev-service:dev-service-secret-change-me}"
+# Local development only: let webhooks and other outbound calls reach receivers on this machine
+# (127.0.0.1); deployments keep the default, which refuses loopback and private addresses.
+export OUTBOUND_ALLOW_LOOPBACK="${OUTBOUND_ALLOW_LOOPBACK:-true}"
 
 log() { printf 'dev: %s\n' "$*" >&2; }
 die() { printf 'dev: error: %s\n' "$*" >&2; exit 1; }

@@ -101,13 +101,23 @@ var _ = Describe("fonts", func() {
 		Expect(list.Data).To(HaveLen(3))
 	})
 
-	It("decides the type by content, not by name", func() {
+	It("decides the type by content, and by name only for bytes that are nothing else", func() {
 		png := []byte("\x89PNG\r\n\x1a\n not a font")
 		r := upload(adminToken(), map[string]string{"name": "Fake", "family": "Fake"}, formFile{"file", "fake.ttf", png})
+		Expect(r.Status).To(Equal(http.StatusUnsupportedMediaType))
+		r = upload(adminToken(), map[string]string{"name": "Fake", "family": "Fake"}, formFile{"file", "fake.otf", []byte("%PDF-1.7 a document")})
+		Expect(r.Status).To(Equal(http.StatusUnsupportedMediaType))
+		r = upload(adminToken(), map[string]string{"name": "Fake", "family": "Fake"}, formFile{"file", "font.bin", []byte("unknown bytes")})
 		Expect(r.Status).To(Equal(http.StatusUnsupportedMediaType))
 		var n int64
 		Expect(db.Raw("SELECT count(*) FROM fonts").Scan(&n).Error).To(Succeed())
 		Expect(n).To(BeZero())
+
+		r = upload(adminToken(), map[string]string{"name": "Sketch", "family": "Sketch"}, formFile{"file", "Sketch.WOFF2", []byte("font bytes a tool wrote without a header")})
+		Expect(r.Status).To(Equal(http.StatusCreated), string(r.Body))
+		var f map[string]any
+		r.JSON(&f)
+		Expect(f).To(HaveKeyWithValue("format", "woff2"))
 	})
 
 	It("refuses missing fields, a bad direction and a missing file", func() {

@@ -176,9 +176,9 @@ var _ = Describe("comments", func() {
 	It("refuse bad bodies and unknown targets, storing nothing", func() {
 		for _, body := range []map[string]any{
 			{"content": "", "blog_id": blogID},
-			{"content": "x"},
 			{"content": "x", "blog_id": blogID, "container_id": containerID},
 			{"content": "x", "blog_id": blogID, "rate": 4},
+			{"content": "x", "rate": 4},
 			{"content": "x", "container_id": containerID, "rate": 6},
 		} {
 			status, _ := comment(body)
@@ -195,7 +195,38 @@ var _ = Describe("comments", func() {
 		var n int64
 		Expect(db.Raw("SELECT count(*) FROM comments").Scan(&n).Error).To(Succeed())
 		Expect(n).To(BeZero())
-		Expect(client.Do("GET", "/v1/comments", userToken(), nil).Status).To(Equal(http.StatusBadRequest))
+		Expect(client.Do("GET", "/v1/comments?blog_id="+blogID+"&container_id="+containerID, userToken(), nil).Status).
+			To(Equal(http.StatusBadRequest))
+	})
+
+	It("without a target are about the site in general, listed apart once approved", func() {
+		status, general := comment(map[string]any{"content": "Great site"})
+		Expect(status).To(Equal(http.StatusCreated))
+		Expect(general).To(HaveKeyWithValue("status", "pending"))
+		Expect(general).To(HaveKeyWithValue("blog_id", BeNil()))
+		Expect(general).To(HaveKeyWithValue("container_id", BeNil()))
+		status, onBlog := comment(map[string]any{"content": "On the post", "blog_id": blogID})
+		Expect(status).To(Equal(http.StatusCreated))
+		for _, id := range []string{general["id"].(string), onBlog["id"].(string)} {
+			Expect(client.Do("POST", "/v1/comments/"+id+"/approve", adminToken(), nil).Status).To(Equal(http.StatusOK))
+		}
+		list := approved("")
+		Expect(list).To(HaveLen(1))
+		Expect(list[0]).To(HaveKeyWithValue("id", general["id"]))
+		status, reply := comment(map[string]any{"content": "Thanks", "parent_comment_id": general["id"]})
+		Expect(status).To(Equal(http.StatusCreated))
+		Expect(reply).To(HaveKeyWithValue("parent_comment_id", general["id"]))
+		status, _ = comment(map[string]any{"content": "Wrong thread", "blog_id": blogID, "parent_comment_id": general["id"]})
+		Expect(status).To(Equal(http.StatusNotFound))
+	})
+
+	It("may be on an unpublished template, not on a deleted one", func() {
+		draft := catContainer(nil)
+		status, _ := comment(map[string]any{"content": "Soon?", "container_id": catID(draft), "rate": 5})
+		Expect(status).To(Equal(http.StatusCreated))
+		catNoContent("DELETE", "/v1/containers/"+catID(draft), nil)
+		status, _ = comment(map[string]any{"content": "Gone", "container_id": catID(draft)})
+		Expect(status).To(Equal(http.StatusNotFound))
 	})
 
 	It("are moderated by administrators only", func() {
@@ -290,8 +321,11 @@ var _ = Describe("website settings", func() {
 		Expect(string(client.Do("GET", "/v1/settings", other, nil).Body)).To(MatchJSON(`{}`))
 	})
 
-	It("needs a tenant and an administrator to change or read everything", func() {
-		Expect(client.Do("GET", "/v1/settings", tokens.ServiceToken("web"), nil).Status).To(Equal(http.StatusBadRequest))
+	It("answers {} publicly without a tenant, and needs an administrator to change or read everything", func() {
+		r := client.Do("GET", "/v1/settings", tokens.ServiceToken("web"), nil)
+		Expect(r.Status).To(Equal(http.StatusOK))
+		Expect(string(r.Body)).To(MatchJSON(`{}`))
+		Expect(client.Do("GET", "/v1/settings/full", tokens.ServiceToken("web"), nil).Status).To(Equal(http.StatusForbidden))
 		body := map[string]any{"public": map[string]any{}, "private": map[string]any{}}
 		Expect(client.Do("PUT", "/v1/settings", userToken(), body).Status).To(Equal(http.StatusForbidden))
 		Expect(client.Do("GET", "/v1/settings/full", userToken(), nil).Status).To(Equal(http.StatusForbidden))

@@ -85,9 +85,18 @@ var _ = Describe("single-request AEP upload", func() {
 		Expect(size).To(BeNumerically("==", len(data)))
 	})
 
-	It("refuses a wrong name, non-AEP content, no file, unknown projects and non-administrators", func() {
-		Expect(put(adminToken(), formFile{"file", "intro.mov", aepBytes(100)}).Status).To(Equal(http.StatusBadRequest))
-		Expect(put(adminToken(), formFile{"file", "intro.aep", []byte("PK\x03\x04 a zip, not a project")}).Status).To(Equal(http.StatusUnsupportedMediaType))
+	It("takes a file named .aep whatever its bytes, or AEP content whatever its name", func() {
+		data := []byte("bytes of a project saved by a tool without the RIFX header")
+		r := put(adminToken(), formFile{"file", "intro.aep", data})
+		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		var f map[string]any
+		r.JSON(&f)
+		Expect(f).To(HaveKeyWithValue("aep_file_md5", md5Hex(data)))
+		Expect(put(adminToken(), formFile{"file", "intro.bin", aepBytes(100)}).Status).To(Equal(http.StatusOK))
+	})
+
+	It("refuses a file neither named .aep nor AEP, no file, unknown projects and non-administrators", func() {
+		Expect(put(adminToken(), formFile{"file", "intro.zip", []byte("PK\x03\x04 a zip, not a project")}).Status).To(Equal(http.StatusUnsupportedMediaType))
 		Expect(put(adminToken(), formFile{"other", "intro.aep", aepBytes(100)}).Status).To(Equal(http.StatusBadRequest))
 		Expect(put(userToken(), formFile{"file", "intro.aep", aepBytes(100)}).Status).To(Equal(http.StatusForbidden))
 		body, ct := multipartBody(nil, formFile{"file", "intro.aep", aepBytes(100)})
@@ -250,7 +259,7 @@ var _ = Describe("multipart AEP upload", func() {
 		Expect(complete(projectID, s.UploadID, parts).Status).To(Equal(http.StatusConflict))
 	})
 
-	It("refuses missing, unsent and wrongly tagged parts, and leaves the upload completable", func() {
+	It("refuses missing, repeated and wrongly tagged parts, then completes with the parts in any order", func() {
 		data := aepBytes(11 << 20)
 		s := start(projectID, len(data))
 		parts := putParts(s, data)
@@ -263,8 +272,14 @@ var _ = Describe("multipart AEP upload", func() {
 		Expect(r.Status).To(Equal(http.StatusBadRequest))
 		Expect(string(r.Body)).To(ContainSubstring("part 2 has the wrong etag"))
 		Expect(complete(projectID, s.UploadID, nil).Status).To(Equal(http.StatusBadRequest))
+		repeated := []completedPart{parts[0], parts[1], parts[1], parts[2]}
+		Expect(complete(projectID, s.UploadID, repeated).Status).To(Equal(http.StatusBadRequest))
 
-		Expect(complete(projectID, s.UploadID, parts).Status).To(Equal(http.StatusOK))
+		shuffled := []completedPart{parts[2], parts[0], parts[1]}
+		r = complete(projectID, s.UploadID, shuffled)
+		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		_, sum, _ := projectFile(projectID)
+		Expect(sum).To(Equal(md5Hex(data)))
 	})
 
 	It("refuses to complete before every part was sent", func() {
@@ -290,13 +305,14 @@ var _ = Describe("multipart AEP upload", func() {
 		Expect(sum).To(BeEmpty())
 	})
 
-	It("refuses a file that is not an After Effects project once assembled", func() {
-		data := bytes.Repeat([]byte("not an aep "), 600000)
+	It("registers the assembled bytes of a .aep upload without inspecting them", func() {
+		data := bytes.Repeat([]byte("no RIFX header "), 600000)
 		s := start(projectID, len(data))
 		r := complete(projectID, s.UploadID, putParts(s, data))
-		Expect(r.Status).To(Equal(http.StatusUnsupportedMediaType))
-		_, sum, _ := projectFile(projectID)
-		Expect(sum).To(BeEmpty())
+		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		_, sum, size := projectFile(projectID)
+		Expect(sum).To(Equal(md5Hex(data)))
+		Expect(size).To(BeNumerically("==", len(data)))
 	})
 
 	It("validates the start request", func() {

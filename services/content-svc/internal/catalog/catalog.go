@@ -100,25 +100,27 @@ type Project struct {
 
 // ProjectFields are the fields an administrator sets on a project; nil means "not given".
 type ProjectFields struct {
-	ContainerID        *string
-	ProjectServerID    *string
-	Name               *string
-	Description        *string
-	Aspect             *string
-	OriginalWidth      *int
-	OriginalHeight     *int
-	Resolution         *string
-	ProjectDurationSec *float64
-	MinDurationSec     *float64
-	MaxDurationSec     *float64
-	ChooseMode         *string
-	Image              *string
-	FullDemo           *string
-	DownloadLink       *string
-	FreeFPS            *int
-	VIPFactor          *float64
-	RenderAEPComp      *string
-	IsPublished        *bool
+	ContainerID     *string
+	ProjectServerID *string
+	// UnlinkProjectServer removes the project's render server (the client sent null).
+	UnlinkProjectServer bool
+	Name                *string
+	Description         *string
+	Aspect              *string
+	OriginalWidth       *int
+	OriginalHeight      *int
+	Resolution          *string
+	ProjectDurationSec  *float64
+	MinDurationSec      *float64
+	MaxDurationSec      *float64
+	ChooseMode          *string
+	Image               *string
+	FullDemo            *string
+	DownloadLink        *string
+	FreeFPS             *int
+	VIPFactor           *float64
+	RenderAEPComp       *string
+	IsPublished         *bool
 }
 
 // Sort orders of the catalog.

@@ -22,13 +22,16 @@ const (
 // Tags lists every tag ordered by name.
 func (s *Service) Tags(ctx context.Context) ([]Tag, error) { return s.store.Tags(ctx) }
 
-// CreateTag creates a tag. It answers apperr Invalid for a bad slug or name and apperr
-// Conflict for a taken slug.
+// CreateTag creates a tag, deriving an empty slug from the name. It answers apperr Invalid
+// for a bad slug or name and apperr Conflict for a taken slug.
 func (s *Service) CreateTag(ctx context.Context, slug, name string) (Tag, error) {
 	var c check.Checker
+	c.Required("name", &name, 100)
+	if slug == "" {
+		slug = check.Slugify(name, 100)
+	}
 	c.Required("slug", &slug, 100)
 	c.Slug("slug", &slug, 100)
-	c.Required("name", &name, 100)
 	if err := c.Err(); err != nil {
 		return Tag{}, err
 	}
@@ -39,13 +42,16 @@ func (s *Service) CreateTag(ctx context.Context, slug, name string) (Tag, error)
 // Categories lists every category by position, then name.
 func (s *Service) Categories(ctx context.Context) ([]Category, error) { return s.store.Categories(ctx) }
 
-// CreateCategory creates a category. It answers apperr Invalid for bad fields and apperr
-// Conflict for a taken slug.
+// CreateCategory creates a category, deriving an empty slug from the name. It answers apperr
+// Invalid for bad fields and apperr Conflict for a taken slug.
 func (s *Service) CreateCategory(ctx context.Context, in Category) (Category, error) {
 	var c check.Checker
+	c.Required("name", &in.Name, 100)
+	if in.Slug == "" {
+		in.Slug = check.Slugify(in.Name, 100)
+	}
 	c.Required("slug", &in.Slug, 100)
 	c.Slug("slug", &in.Slug, 100)
-	c.Required("name", &in.Name, 100)
 	c.Text("description", &in.Description, 2000)
 	c.Text("image", &in.Image, 2000)
 	if err := c.Err(); err != nil {
@@ -338,7 +344,10 @@ func (s *Service) DeleteProject(ctx context.Context, id string) error {
 
 func (f ProjectFields) apply(p *Project) {
 	set(&p.ContainerID, f.ContainerID)
-	if f.ProjectServerID != nil {
+	switch {
+	case f.UnlinkProjectServer:
+		p.ProjectServerID = nil
+	case f.ProjectServerID != nil:
 		p.ProjectServerID = f.ProjectServerID
 	}
 	set(&p.Name, f.Name)

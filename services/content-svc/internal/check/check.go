@@ -15,7 +15,21 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 )
 
-var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var (
+	slugPattern  = regexp.MustCompile(`^[a-z0-9]+([-_][a-z0-9]+)*$`)
+	slugUnwanted = regexp.MustCompile(`[^a-z0-9]+`)
+)
+
+// Slugify derives a slug from a name: lower-case letters and digits, every other run of
+// characters becoming one hyphen, cut to maxLen characters. It answers "" for a name without
+// letters or digits.
+func Slugify(name string, maxLen int) string {
+	s := strings.Trim(slugUnwanted.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if len(s) > maxLen {
+		s = strings.TrimRight(s[:maxLen], "-")
+	}
+	return s
+}
 
 // Invalid answers the apperr Invalid error for one problem with one field, worded as a
 // Checker words it.
@@ -70,14 +84,14 @@ func (c *Checker) Length(field, v string, minLen, maxLen int) {
 	}
 }
 
-// Slug checks an optional slug: lower-case letters, digits and single hyphens, at most maxLen
-// characters.
+// Slug checks an optional slug: lower-case letters and digits, joined by single hyphens or
+// underscores, at most maxLen characters.
 func (c *Checker) Slug(field string, v *string, maxLen int) {
 	if v == nil {
 		return
 	}
 	if len(*v) > maxLen || !slugPattern.MatchString(*v) {
-		c.Add(field, fmt.Sprintf("must be lower-case letters, digits and single hyphens, at most %d characters", maxLen))
+		c.Add(field, fmt.Sprintf("must be lower-case letters and digits joined by single hyphens or underscores, at most %d characters", maxLen))
 	}
 }
 

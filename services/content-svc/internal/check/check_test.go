@@ -50,7 +50,7 @@ var _ = Describe("Checker", func() {
 			"excerpt: must be at most 10 characters",
 			"image_url: must be an http or https URL of at most 2000 characters",
 			"cover: must be an http or https URL of at most 2000 characters",
-			"slug: must be lower-case letters, digits and single hyphens, at most 100 characters",
+			"slug: must be lower-case letters and digits joined by single hyphens or underscores, at most 100 characters",
 			"direction: must be one of ltr, rtl",
 			"max: must be between 1 and 1000",
 		}))
@@ -61,6 +61,15 @@ var _ = Describe("Checker", func() {
 		err := check.Invalid("ends_at", "must be after starts_at")
 		Expect(problems(err)).To(Equal([]string{"ends_at: must be after starts_at"}))
 		Expect(err.Error()).To(ContainSubstring(`Field "ends_at" must be after starts_at.`))
+	})
+
+	It("takes underscores in slugs and derives slugs from names", func() {
+		var c check.Checker
+		c.Slug("slug", str("summer_promo-2"), 100)
+		Expect(c.Err()).To(Succeed())
+		Expect(check.Slugify("  Été & Summer Promo 2! ", 100)).To(Equal("t-summer-promo-2"))
+		Expect(check.Slugify("Wedding Invitations", 8)).To(Equal("wedding"))
+		Expect(check.Slugify("***", 100)).To(BeEmpty())
 	})
 
 	It("bounds a slug by the given length", func() {

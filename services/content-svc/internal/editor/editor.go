@@ -68,7 +68,7 @@ type ContentElement struct {
 }
 
 // ContentFields are the fields an administrator sets on a content element; nil means "not
-// given" (a nil SharedLayerID keeps the current link).
+// given" (a nil SharedLayerID keeps the current link unless UnlinkSharedLayer is set).
 type ContentFields struct {
 	Key           *string
 	Label         *string
@@ -78,6 +78,8 @@ type ContentFields struct {
 	IsRequired    *bool
 	Position      *int
 	SharedLayerID *string
+	// UnlinkSharedLayer removes the link to a shared layer (the client sent null).
+	UnlinkSharedLayer bool
 }
 
 // ColorElement is a recolorable zone of a scene.
@@ -94,13 +96,15 @@ type ColorElement struct {
 }
 
 // ColorFields are the fields an administrator sets on a color element; nil means "not given"
-// (a nil SharedColorID keeps the current link).
+// (a nil SharedColorID keeps the current link unless UnlinkSharedColor is set).
 type ColorFields struct {
 	Key           *string
 	Label         *string
 	DefaultColor  *string
 	Position      *int
 	SharedColorID *string
+	// UnlinkSharedColor removes the link to a shared color (the client sent null).
+	UnlinkSharedColor bool
 }
 
 // Character is a character slot of a scene, driven by a project's character controller.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
@@ -24,6 +25,9 @@ var (
 
 // contentTypes are the kinds of content a layer holds.
 func contentTypes() []string { return []string{"text", "image", "video", "audio", "logo"} }
+
+// defaultContentType is the content type of an element or shared layer created without one.
+const defaultContentType = "text"
 
 const (
 	keyMessage   = "must be 1 to 100 letters, digits, '_', '.' or '-'"
@@ -75,13 +79,11 @@ func (s *Service) Scenes(ctx context.Context, projectID string, privileged bool)
 	return s.store.Scenes(ctx, projectID, privileged)
 }
 
-// CreateScene adds a scene at the end of a project. It answers apperr Invalid for bad fields,
-// apperr NotFound for an unknown project and apperr Conflict for a key taken in the project.
+// CreateScene adds a scene at the end of a project; without a key it gets "scene-" and the
+// last 12 characters of its id. It answers apperr Invalid for bad fields, apperr NotFound for
+// an unknown project and apperr Conflict for a key taken in the project.
 func (s *Service) CreateScene(ctx context.Context, projectID string, f SceneFields) (Scene, error) {
 	var c check.Checker
-	if f.Key == nil {
-		c.Add("key", "is required")
-	}
 	checkScene(&c, f)
 	if err := c.Err(); err != nil {
 		return Scene{}, err
@@ -89,6 +91,10 @@ func (s *Service) CreateScene(ctx context.Context, projectID string, f SceneFiel
 	now := s.now().UTC()
 	sc := Scene{ID: s.newID(), ProjectID: projectID, SceneType: "normal", LocalizedTitle: map[string]string{},
 		CreatedAt: now, UpdatedAt: now}
+	if f.Key == nil {
+		id := strings.ReplaceAll(sc.ID, "-", "")
+		f.Key = new("scene-" + id[max(0, len(id)-12):])
+	}
 	f.apply(&sc)
 	return s.store.CreateScene(ctx, sc)
 }
@@ -171,7 +177,10 @@ func (f ContentFields) apply(e *ContentElement) {
 	set(&e.MaxLength, f.MaxLength)
 	set(&e.IsRequired, f.IsRequired)
 	set(&e.Position, f.Position)
-	if f.SharedLayerID != nil {
+	switch {
+	case f.UnlinkSharedLayer:
+		e.SharedLayerID = nil
+	case f.SharedLayerID != nil:
 		e.SharedLayerID = f.SharedLayerID
 	}
 }
@@ -185,7 +194,7 @@ func (s *Service) CreateContent(ctx context.Context, sceneID string, f ContentFi
 		c.Add("key", "is required")
 	}
 	if f.ContentType == nil {
-		c.Add("content_type", "is required")
+		f.ContentType = new(defaultContentType)
 	}
 	checkContent(&c, f)
 	if err := c.Err(); err != nil {
@@ -229,7 +238,10 @@ func (f ColorFields) apply(e *ColorElement) {
 	set(&e.Label, f.Label)
 	set(&e.DefaultColor, f.DefaultColor)
 	set(&e.Position, f.Position)
-	if f.SharedColorID != nil {
+	switch {
+	case f.UnlinkSharedColor:
+		e.SharedColorID = nil
+	case f.SharedColorID != nil:
 		e.SharedColorID = f.SharedColorID
 	}
 }
@@ -286,6 +298,9 @@ func (s *Service) CreateSharedLayer(ctx context.Context, l SharedLayer) (SharedL
 	var c check.Checker
 	checkKey(&c, "key", &l.Key)
 	c.Text("label", &l.Label, 200)
+	if l.ContentType == "" {
+		l.ContentType = defaultContentType
+	}
 	c.OneOf("content_type", &l.ContentType, contentTypes())
 	c.Text("default_value", &l.DefaultValue, maxValue)
 	if err := c.Err(); err != nil {

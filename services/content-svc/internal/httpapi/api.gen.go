@@ -343,8 +343,10 @@ type MusicTrack struct {
 
 // MusicTrackCreate defines model for MusicTrackCreate.
 type MusicTrackCreate struct {
-	Artist      *string `json:"artist,omitempty"`
-	AudioUrl    string  `json:"audio_url"`
+	Artist *string `json:"artist,omitempty"`
+
+	// AudioUrl An http or https URL; empty when absent.
+	AudioUrl    *string `json:"audio_url,omitempty"`
 	CoverUrl    *string `json:"cover_url,omitempty"`
 	DurationSec float64 `json:"duration_sec"`
 	Genre       *string `json:"genre,omitempty"`
@@ -568,7 +570,7 @@ type GetSettingsParams struct {
 
 // GenerateSvgPreviewMultipartBody defines parameters for GenerateSvgPreview.
 type GenerateSvgPreviewMultipartBody struct {
-	ColorKeys  []SvgColorKey                             `json:"color_keys"`
+	ColorKeys  *[]SvgColorKey                            `json:"color_keys,omitempty"`
 	Image      openapi_types.File                        `json:"image"`
 	TargetId   openapi_types.UUID                        `json:"target_id"`
 	TargetType GenerateSvgPreviewMultipartBodyTargetType `json:"target_type"`
@@ -633,7 +635,7 @@ type ServerInterface interface {
 	// GetBlog One published blog post by slug
 	// (GET /v1/blogs/{slug})
 	GetBlog(ctx echo.Context, slug string) error
-	// ListComments Approved comments of a blog post or a template, oldest first, paged
+	// ListComments Approved comments of a blog post, a template or the site in general, oldest first, paged
 	// (GET /v1/comments)
 	ListComments(ctx echo.Context, params ListCommentsParams) error
 	// CreateComment Write a comment; it waits for approval

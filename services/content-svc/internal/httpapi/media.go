@@ -75,6 +75,7 @@ func (h *Handler) CreateFont(c echo.Context) error {
 	}
 	f, err := h.media.CreateFont(req.Context(), media.NewFont{
 		Name: req.FormValue("name"), Family: req.FormValue("family"), Direction: req.FormValue("direction"), IsPremium: premium,
+		Filename: header.Filename,
 	}, file, header.Size)
 	if err != nil {
 		return err
@@ -119,7 +120,7 @@ func (h *Handler) CreateMusicTrack(c echo.Context) error {
 	}
 	t, err := h.media.CreateMusicTrack(c.Request().Context(), media.MusicTrack{
 		Title: in.Title, Artist: deref(in.Artist, ""), Genre: deref(in.Genre, ""), Mood: deref(in.Mood, ""),
-		DurationSec: in.DurationSec, AudioURL: in.AudioUrl, CoverURL: deref(in.CoverUrl, ""), IsPremium: deref(in.IsPremium, false),
+		DurationSec: in.DurationSec, AudioURL: deref(in.AudioUrl, ""), CoverURL: deref(in.CoverUrl, ""), IsPremium: deref(in.IsPremium, false),
 	})
 	if err != nil {
 		return err

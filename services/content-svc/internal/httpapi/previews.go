@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -19,6 +22,70 @@ type Previews interface {
 	Create(ctx context.Context, req preview.Request, image io.Reader) (preview.Preview, error)
 	Get(ctx context.Context, id string) (preview.Preview, error)
 	LatestForScene(ctx context.Context, sceneID string) (preview.Preview, error)
+}
+
+// indexedColorKey matches the form fields of one color key written field by field:
+// color_keys[0][element_key] or color_keys[0].element_key.
+var indexedColorKey = regexp.MustCompile(`^color_keys\[(\d{1,2})\](?:\[(\w+)\]|\.(\w+))$`)
+
+// formColorKeys reads the color keys of a multipart form, in any of the encodings clients
+// use: a JSON array in a color_keys field; color_keys (or color_keys[]) repeated, each a JSON
+// object or array; or indexed fields color_keys[i][element_key] and color_keys[i][current_color].
+// No color keys at all is an empty list. It returns apperr Invalid for a value that is not
+// JSON of the right shape.
+func formColorKeys(form map[string][]string) ([]preview.ColorKey, error) {
+	var keys []SvgColorKey
+	for _, name := range []string{"color_keys", "color_keys[]"} {
+		for _, v := range form[name] {
+			v = strings.TrimSpace(v)
+			var err error
+			switch {
+			case v == "":
+				continue
+			case strings.HasPrefix(v, "["):
+				var list []SvgColorKey
+				err = json.Unmarshal([]byte(v), &list)
+				keys = append(keys, list...)
+			default:
+				var one SvgColorKey
+				err = json.Unmarshal([]byte(v), &one)
+				keys = append(keys, one)
+			}
+			if err != nil {
+				return nil, check.Invalid("color_keys", "must be a JSON array of {element_key, current_color}, or repeated JSON objects")
+			}
+		}
+	}
+	indexed := map[int]*SvgColorKey{}
+	for name, vs := range form {
+		m := indexedColorKey.FindStringSubmatch(name)
+		if m == nil || len(vs) == 0 {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		if indexed[i] == nil {
+			indexed[i] = &SvgColorKey{}
+		}
+		switch m[2] + m[3] {
+		case "element_key":
+			indexed[i].ElementKey = vs[0]
+		case "current_color":
+			indexed[i].CurrentColor = vs[0]
+		}
+	}
+	for i := 0; len(indexed) > 0; i++ {
+		if k, ok := indexed[i]; ok {
+			keys = append(keys, *k)
+			delete(indexed, i)
+		} else if i > 99 {
+			break
+		}
+	}
+	out := make([]preview.ColorKey, len(keys))
+	for i, k := range keys {
+		out[i] = preview.ColorKey{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor}
+	}
+	return out, nil
 }
 
 func optionalText(s string) *string {
@@ -59,14 +126,11 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 		return check.Invalid("image", "is required")
 	}
 	defer image.Close()
-	var keys []SvgColorKey
-	if err := json.Unmarshal([]byte(req.FormValue("color_keys")), &keys); err != nil {
-		return check.Invalid("color_keys", "must be a JSON array of {element_key, current_color}")
+	keys, err := formColorKeys(req.MultipartForm.Value)
+	if err != nil {
+		return err
 	}
-	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id")}
-	for _, k := range keys {
-		in.ColorKeys = append(in.ColorKeys, preview.ColorKey{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor})
-	}
+	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id"), ColorKeys: keys}
 	p, err := h.previews.Create(req.Context(), in, image)
 	if err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"path"
 	"strings"
 	"time"
 
@@ -37,6 +39,9 @@ type NewFont struct {
 	Family    string
 	Direction string
 	IsPremium bool
+	// Filename is the uploaded file's name; its extension names the format of a file whose
+	// bytes are not recognised.
+	Filename string
 }
 
 // MusicTrack is a piece of music a video can use.
@@ -101,6 +106,26 @@ var fontTypes = []struct {
 	{"woff2", "font/woff2", [][]byte{[]byte("wOF2")}},
 }
 
+// fontFormat names the format of a font file: by its first bytes when they are a font's, else
+// by the extension of its name when its bytes are not recognised as any other kind of file
+// (an image, a PDF, an archive...). It answers false when neither names a font format.
+func fontFormat(head []byte, filename string) (format, contentType string, ok bool) {
+	if format, contentType, ok = DetectFontFormat(head); ok {
+		return format, contentType, true
+	}
+	sniffed := http.DetectContentType(head)
+	if sniffed != "application/octet-stream" && !strings.HasPrefix(sniffed, "text/plain") {
+		return "", "", false
+	}
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(filename), "."))
+	for _, t := range fontTypes {
+		if t.format == ext {
+			return t.format, t.contentType, true
+		}
+	}
+	return "", "", false
+}
+
 // DetectFontFormat names the font format of a file from its first bytes: ttf, otf, woff or
 // woff2, and false for anything else.
 func DetectFontFormat(head []byte) (format, contentType string, ok bool) {
@@ -117,9 +142,10 @@ func DetectFontFormat(head []byte) (format, contentType string, ok bool) {
 // Fonts lists every font by family and name.
 func (s *Service) Fonts(ctx context.Context) ([]Font, error) { return s.store.Fonts(ctx) }
 
-// CreateFont checks the fields and the file's type, stores the file and records the font.
-// It returns Invalid for bad fields, Unsupported when the file is not a TTF, OTF, WOFF or
-// WOFF2 font, and Unavailable when storage cannot be reached.
+// CreateFont checks the fields and the file's type (by content, or by name for bytes not
+// recognised as anything else), stores the file and records the font. It returns Invalid for
+// bad fields, Unsupported when the file is not a TTF, OTF, WOFF or WOFF2 font, and
+// Unavailable when storage cannot be reached.
 func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader, size int64) (Font, error) {
 	if in.Direction == "" {
 		in.Direction = "ltr"
@@ -131,12 +157,12 @@ func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader, si
 	if err := c.Err(); err != nil {
 		return Font{}, err
 	}
-	head := make([]byte, 4)
+	head := make([]byte, 512)
 	n, err := io.ReadFull(file, head)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
 		return Font{}, apperr.Wrap(err, apperr.Invalid, "unreadable_file", "the font file could not be read")
 	}
-	format, contentType, ok := DetectFontFormat(head[:n])
+	format, contentType, ok := fontFormat(head[:n], in.Filename)
 	if !ok {
 		return Font{}, apperr.E(apperr.Unsupported, "unsupported_font", "the file is not a TTF, OTF, WOFF or WOFF2 font")
 	}
@@ -190,7 +216,7 @@ func (s *Service) CreateMusicTrack(ctx context.Context, t MusicTrack) (MusicTrac
 	c.Length("artist", t.Artist, 0, 200)
 	c.Length("genre", t.Genre, 0, 100)
 	c.Length("mood", t.Mood, 0, 100)
-	c.URL("audio_url", t.AudioURL, true)
+	c.URL("audio_url", t.AudioURL, false)
 	c.URL("cover_url", t.CoverURL, false)
 	if t.DurationSec <= 0 || t.DurationSec > 24*3600 {
 		c.Add("duration_sec", "must be more than 0 and at most 86400")

@@ -103,6 +103,9 @@ func IsUnusable(err error) bool {
 type Store interface {
 	// TargetExists returns NotFound unless the project (in a live container) or scene exists.
 	TargetExists(ctx context.Context, targetType, targetID string) error
+	// TargetColorKeys returns the color elements of a scene, or of every scene of a project
+	// (one per key), as color keys with their default colors, at most limit of them.
+	TargetColorKeys(ctx context.Context, targetType, targetID string, limit int) ([]ColorKey, error)
 	// Create inserts p and queues its job.
 	Create(ctx context.Context, p Preview) error
 	Get(ctx context.Context, id string) (Preview, error)
@@ -192,7 +195,9 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 	if _, err := uuid.Parse(req.TargetID); err != nil {
 		c.Add("target_id", "must be a uuid")
 	}
-	checkColorKeys(&c, req.ColorKeys)
+	if len(req.ColorKeys) > 0 {
+		checkColorKeys(&c, req.ColorKeys)
+	}
 	if err := c.Err(); err != nil {
 		return Preview{}, err
 	}
@@ -210,6 +215,11 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 	if err := s.store.TargetExists(ctx, req.TargetType, req.TargetID); err != nil {
 		return Preview{}, err
 	}
+	if len(req.ColorKeys) == 0 {
+		if req.ColorKeys, err = s.targetColorKeys(ctx, req); err != nil {
+			return Preview{}, err
+		}
+	}
 	p := Preview{
 		ID: uuid.Must(uuid.NewV7()).String(), TargetType: req.TargetType, TargetID: req.TargetID, ColorKeys: req.ColorKeys,
 		ImageContentType: contentType, Status: Generating, CreatedAt: s.now().UTC(),
@@ -223,6 +233,19 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 		return Preview{}, err
 	}
 	return p, nil
+}
+
+// targetColorKeys answers the color elements of the request's target, the color keys of a
+// request that names none. It returns apperr Invalid when the target has no color elements.
+func (s *Service) targetColorKeys(ctx context.Context, req Request) ([]ColorKey, error) {
+	keys, err := s.store.TargetColorKeys(ctx, req.TargetType, req.TargetID, maxColorKeys)
+	if err != nil {
+		return nil, err
+	}
+	if len(keys) == 0 {
+		return nil, check.Invalid("color_keys", "is required when the "+req.TargetType+" has no color elements")
+	}
+	return keys, nil
 }
 
 func checkColorKeys(c *check.Checker, keys []ColorKey) {

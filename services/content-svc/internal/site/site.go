@@ -178,9 +178,10 @@ func (s *Service) DeleteBlog(ctx context.Context, slug string) error {
 	return s.store.DeleteBlog(ctx, slug)
 }
 
-// CreateComment records a comment by author, pending approval. It returns Invalid for bad
-// fields (no or two targets, a rate on a blog post, a rate outside 1 to 5) and NotFound when
-// the target or the parent comment does not exist.
+// CreateComment records a comment by author, pending approval, on a blog post, a template or,
+// without either, the site in general. It returns Invalid for bad fields (two targets, a rate
+// not on a template, a rate outside 1 to 5) and NotFound when the target or the parent
+// comment does not exist.
 func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error) {
 	c.Content = strings.TrimSpace(c.Content)
 	var ck check.Checker
@@ -188,8 +189,8 @@ func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error)
 	if err := ck.Err(); err != nil {
 		return Comment{}, err
 	}
-	if (c.BlogID == "") == (c.ContainerID == "") {
-		return Comment{}, check.Invalid("blog_id", "exactly one of blog_id and container_id is required")
+	if c.BlogID != "" && c.ContainerID != "" {
+		return Comment{}, check.Invalid("blog_id", "at most one of blog_id and container_id may be given")
 	}
 	if c.Rate != nil {
 		if c.ContainerID == "" {
@@ -206,11 +207,11 @@ func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error)
 	return c, nil
 }
 
-// Comments lists the approved comments of one target, oldest first. It returns Invalid
-// unless exactly one of the target's ids is given.
+// Comments lists the approved comments of one target, or without a target the site's general
+// comments, oldest first. It returns Invalid when both of the target's ids are given.
 func (s *Service) Comments(ctx context.Context, t Target, p paging.Page) ([]Comment, paging.Meta, error) {
-	if (t.BlogID == "") == (t.ContainerID == "") {
-		return nil, paging.Meta{}, check.Invalid("blog_id", "exactly one of blog_id and container_id is required")
+	if t.BlogID != "" && t.ContainerID != "" {
+		return nil, paging.Meta{}, check.Invalid("blog_id", "at most one of blog_id and container_id may be given")
 	}
 	cs, total, err := s.store.Comments(ctx, t, p)
 	if err != nil {
@@ -296,9 +297,12 @@ func (s *Service) DeleteHomeEvent(ctx context.Context, id string) error {
 	return s.store.DeleteHomeEvent(ctx, id)
 }
 
-// PublicSettings answers the public part of the tenant's settings, empty when it has none.
-// It returns Invalid when no tenant is named.
+// PublicSettings answers the public part of the tenant's settings, empty when it has none or
+// when no tenant is named.
 func (s *Service) PublicSettings(ctx context.Context, tenantID string) (map[string]any, error) {
+	if tenantID == "" {
+		return map[string]any{}, nil
+	}
 	st, err := s.Settings(ctx, tenantID)
 	return st.Public, err
 }

@@ -128,7 +128,7 @@ func (s *Favorites) Favorites(ctx context.Context, userID string, folderID *stri
 // folder with the given note, keeping when it was first added.
 func (s *Favorites) Add(ctx context.Context, f favorite.Favorite) (favorite.Favorite, error) {
 	err := pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
-		if err := inCatalog(tx, f.ContainerID); err != nil {
+		if err := existingContainer(tx, f.ContainerID); err != nil {
 			return err
 		}
 		if err := ownFolder(tx, f.UserID, f.FolderID); err != nil {
@@ -140,6 +140,19 @@ func (s *Favorites) Add(ctx context.Context, f favorite.Favorite) (favorite.Favo
 		return pgdb.Translate(err, "favorite")
 	})
 	return f, err
+}
+
+// existingContainer answers apperr NotFound unless the container exists and is not deleted;
+// an unpublished one may be kept as a favorite and is listed once published.
+func existingContainer(db *gorm.DB, id string) error {
+	var n int64
+	if err := db.Table("containers").Where("id = ? AND deleted_at IS NULL", id).Count(&n).Error; err != nil {
+		return fmt.Errorf("store: find template: %w", err)
+	}
+	if n == 0 {
+		return apperr.E(apperr.NotFound, "template_not_found", "No template has this id.")
+	}
+	return nil
 }
 
 // Remove deletes a user's favorite; it answers apperr NotFound when there is none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -93,6 +94,31 @@ func (s *Previews) TargetExists(ctx context.Context, targetType, targetID string
 		return apperr.E(apperr.NotFound, "target_not_found", "the "+targetType+" does not exist")
 	}
 	return nil
+}
+
+// TargetColorKeys returns the color elements of a scene, or of every scene of a project (the
+// first by scene order for each key), with their default colors, at most limit of them.
+func (s *Previews) TargetColorKeys(ctx context.Context, targetType, targetID string, limit int) ([]preview.ColorKey, error) {
+	var rows []struct {
+		Key          string
+		DefaultColor string
+	}
+	q := `SELECT key, default_color FROM scene_colors WHERE scene_id = ? ORDER BY position, id LIMIT ?`
+	if targetType == preview.TargetProject {
+		q = `SELECT key, default_color FROM (
+			SELECT DISTINCT ON (e.key) e.key, e.default_color, s.position AS scene_position, e.position
+			FROM scene_colors e JOIN scenes s ON s.id = e.scene_id
+			WHERE s.project_id = ? ORDER BY e.key, s.position, e.position) k
+			ORDER BY scene_position, position, key LIMIT ?`
+	}
+	if err := s.db.WithContext(ctx).Raw(q, targetID, limit).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("store: read color elements of %s %s: %w", targetType, targetID, err)
+	}
+	keys := make([]preview.ColorKey, len(rows))
+	for i, r := range rows {
+		keys[i] = preview.ColorKey{ElementKey: r.Key, CurrentColor: r.DefaultColor}
+	}
+	return keys, nil
 }
 
 // Create inserts p and queues its job in the same transaction.

@@ -172,17 +172,18 @@ func (s *Site) DeleteBlog(ctx context.Context, slug string) error {
 	return nil
 }
 
-// CreateComment checks that the target exists (a published, live container or a published
-// post) and that the parent is a comment on the same target, then inserts c. It returns
-// NotFound otherwise.
+// CreateComment checks that the target, when there is one, exists (a container that is not
+// deleted, or a published post) and that the parent is a comment on the same target, then
+// inserts c. It returns NotFound otherwise.
 func (s *Site) CreateComment(ctx context.Context, c site.Comment) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var n int64
+		n := int64(1)
 		var err error
-		if c.BlogID != "" {
+		switch {
+		case c.BlogID != "":
 			err = tx.Table("blogs").Where("id = ? AND is_published", c.BlogID).Count(&n).Error
-		} else {
-			err = tx.Table("containers").Where("id = ? AND is_published AND deleted_at IS NULL", c.ContainerID).Count(&n).Error
+		case c.ContainerID != "":
+			err = tx.Table("containers").Where("id = ? AND deleted_at IS NULL", c.ContainerID).Count(&n).Error
 		}
 		if err != nil {
 			return pgdb.Translate(err, "comment target")
@@ -206,10 +207,13 @@ func (s *Site) CreateComment(ctx context.Context, c site.Comment) error {
 // Comments lists a target's approved comments, oldest first.
 func (s *Site) Comments(ctx context.Context, t site.Target, p paging.Page) ([]site.Comment, int, error) {
 	db := s.db.WithContext(ctx).Model(&commentModel{}).Where("status = ?", site.Approved)
-	if t.BlogID != "" {
+	switch {
+	case t.BlogID != "":
 		db = db.Where("blog_id = ?", t.BlogID)
-	} else {
+	case t.ContainerID != "":
 		db = db.Where("container_id = ?", t.ContainerID)
+	default:
+		db = db.Where("blog_id IS NULL AND container_id IS NULL")
 	}
 	return s.commentPage(db, p)
 }

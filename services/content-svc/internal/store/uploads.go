@@ -160,21 +160,6 @@ func (o *UploadObjects) PutHashed(ctx context.Context, key string, r io.Reader) 
 	return sum, info.Size, err
 }
 
-// Head reads the first n bytes of the object (fewer when it is shorter).
-func (o *UploadObjects) Head(ctx context.Context, key string, n int) ([]byte, error) {
-	rc, _, err := o.store.Get(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	buf := make([]byte, n)
-	got, err := io.ReadFull(rc, buf)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return nil, apperr.Wrap(err, apperr.Unavailable, "", "read object head")
-	}
-	return buf[:got], nil
-}
-
 // Remove deletes the object.
 func (o *UploadObjects) Remove(ctx context.Context, key string) error {
 	return o.store.Remove(ctx, key)

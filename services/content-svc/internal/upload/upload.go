@@ -6,6 +6,7 @@ package upload
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -112,7 +113,6 @@ type Objects interface {
 	Bucket() string
 	URL(key string) string
 	PutHashed(ctx context.Context, key string, r io.Reader) (md5 string, size int64, err error)
-	Head(ctx context.Context, key string, n int) ([]byte, error)
 	Remove(ctx context.Context, key string) error
 	StartMultipart(ctx context.Context, key, contentType string) (string, error)
 	PresignPart(ctx context.Context, key, uploadID string, number int, ttl time.Duration) (string, error)
@@ -167,14 +167,12 @@ func newKey(projectID string) string {
 }
 
 // Put streams file, named filename, into storage while hashing it, and records it on the
-// project. The file is never held in memory. It returns NotFound for an unknown project,
-// Invalid for a name not ending in .aep, Unsupported when the content is not an AEP file,
-// TooLarge beyond the single-request limit and Unavailable when storage cannot be reached.
+// project. The file is never held in memory. A file is accepted when its name ends in .aep
+// or its content begins an After Effects project. It returns NotFound for an unknown project,
+// Unsupported when neither holds, TooLarge beyond the single-request limit and Unavailable
+// when storage cannot be reached.
 func (s *Service) Put(ctx context.Context, projectID, filename string, file io.Reader) (File, error) {
 	if err := s.store.ProjectExists(ctx, projectID); err != nil {
-		return File{}, err
-	}
-	if err := checkFilename(filename); err != nil {
 		return File{}, err
 	}
 	head := make([]byte, 12)
@@ -182,7 +180,7 @@ func (s *Service) Put(ctx context.Context, projectID, filename string, file io.R
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return File{}, apperr.Wrap(err, apperr.Invalid, "unreadable_file", "the file could not be read")
 	}
-	if !IsAEP(head[:n]) {
+	if checkFilename(filename) != nil && !IsAEP(head[:n]) {
 		return File{}, notAEP()
 	}
 	key := newKey(projectID)
@@ -260,8 +258,8 @@ func (s *Service) StartMultipart(ctx context.Context, projectID, filename string
 // the file, streams it through MD5 and records it on the project. It returns NotFound for an
 // upload id unknown for this project, Conflict when the upload is not in progress, Invalid
 // when parts are missing, repeated, out of order or carry a wrong ETag, or the assembled size
-// differs from the announced one, Unsupported when the file is not an AEP file, and
-// Unavailable when storage cannot be reached.
+// differs from the announced one, and Unavailable when storage cannot be reached. The file
+// name was checked when the upload started; the content is not inspected.
 func (s *Service) CompleteMultipart(ctx context.Context, projectID, uploadID string, parts []Part) (File, error) {
 	u, err := s.store.Upload(ctx, projectID, uploadID)
 	if err != nil {
@@ -270,6 +268,8 @@ func (s *Service) CompleteMultipart(ctx context.Context, projectID, uploadID str
 	if u.Status != Started {
 		return File{}, apperr.E(apperr.Conflict, "upload_not_in_progress", "the upload is already "+u.Status)
 	}
+	parts = slices.Clone(parts)
+	slices.SortStableFunc(parts, func(a, b Part) int { return cmp.Compare(a.Number, b.Number) })
 	if err := checkPartList(parts, u.PartCount); err != nil {
 		return File{}, err
 	}
@@ -294,15 +294,6 @@ func (s *Service) CompleteMultipart(ctx context.Context, projectID, uploadID str
 func (s *Service) assemble(ctx context.Context, u Upload, parts []Part) (File, error) {
 	if err := s.objects.CompleteMultipart(ctx, u.ObjectKey, u.UploadID, parts); err != nil {
 		return File{}, err
-	}
-	head, err := s.objects.Head(ctx, u.ObjectKey, 12)
-	if err != nil {
-		return File{}, err
-	}
-	if !IsAEP(head) {
-		_ = s.objects.Remove(context.WithoutCancel(ctx), u.ObjectKey)
-		_ = s.store.SetStatus(context.WithoutCancel(ctx), u.ID, Completing, Aborted)
-		return File{}, notAEP()
 	}
 	sum, size, err := s.objects.MD5(ctx, u.ObjectKey)
 	if err != nil {
@@ -349,10 +340,10 @@ func badParts(msg string) error {
 }
 
 func notAEP() error {
-	return apperr.E(apperr.Unsupported, "not_aep", "the file is not an After Effects project (.aep)")
+	return apperr.E(apperr.Unsupported, "not_aep", "the file is not an After Effects project: its name does not end in .aep and its content is not RIFX of form Egg!")
 }
 
-// checkPartList requires exactly the parts 1..count, in ascending order, each with an ETag.
+// checkPartList requires exactly the parts 1..count, sorted by number, each with an ETag.
 func checkPartList(parts []Part, count int) error {
 	if len(parts) == 0 {
 		return badParts("must list the uploaded parts")
@@ -360,7 +351,7 @@ func checkPartList(parts []Part, count int) error {
 	for i, p := range parts {
 		if p.Number != i+1 {
 			if p.Number < 1 || p.Number > count || (i > 0 && p.Number <= parts[i-1].Number) {
-				return badParts("part numbers must be ascending, without repeats, from 1 to " + fmt.Sprint(count))
+				return badParts("part numbers must be from 1 to " + fmt.Sprint(count) + ", without repeats")
 			}
 			return badParts(fmt.Sprintf("part %d is missing", i+1))
 		}

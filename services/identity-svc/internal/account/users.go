@@ -67,15 +67,22 @@ type UserStore interface {
 	BanUser(ctx context.Context, u *User, ban Ban) error
 }
 
-// Users implements the user operations: the caller's own profile and the admin directory.
-type Users struct {
-	store UserStore
-	now   func() time.Time
+// SessionRevoker ends every live session of a user, so the user's access and refresh tokens
+// stop working at once.
+type SessionRevoker interface {
+	RevokeAll(ctx context.Context, userID string) error
 }
 
-// NewUsers returns a Users service.
-func NewUsers(store UserStore, now func() time.Time) *Users {
-	return &Users{store: store, now: now}
+// Users implements the user operations: the caller's own profile and the admin directory.
+type Users struct {
+	store    UserStore
+	sessions SessionRevoker
+	now      func() time.Time
+}
+
+// NewUsers returns a Users service; sessions ends the live sessions of banned users.
+func NewUsers(store UserStore, sessions SessionRevoker, now func() time.Time) *Users {
+	return &Users{store: store, sessions: sessions, now: now}
 }
 
 // Me returns the calling user; apperr NotFound when the account no longer exists.
@@ -263,11 +270,12 @@ func Paging(page, size int) (int, int, error) {
 	return page, size, nil
 }
 
-// BanUser bans a user until a future date or without end, and records who did it and why.
-// Platform admins ban anyone but themselves; tenant admins ban users of their own tenant who
+// BanUser bans a user until a future date or without end, records who did it and why, and
+// ends the user's live sessions. Platform admins ban anyone but themselves; tenant admins ban users of their own tenant who
 // are not platform admins. It returns apperr Invalid for a missing reason, a past date or a
 // self-ban, Forbidden for a non-admin or a tenant admin banning a platform admin, and NotFound
-// for a user the admin may not see.
+// for a user the admin may not see, and Unavailable when the sessions cannot be ended (the ban
+// is recorded; banning again ends them).
 func (s *Users) BanUser(ctx context.Context, a actor.Actor, userID, reason string, until *time.Time) error {
 	reason = strings.TrimSpace(reason)
 	now := s.now()
@@ -291,5 +299,8 @@ func (s *Users) BanUser(ctx context.Context, a actor.Actor, userID, reason strin
 	if u.IsAdmin && !a.PlatformAdmin {
 		return apperr.E(apperr.Forbidden, "cannot_ban_platform_admin", "only a platform administrator can ban a platform administrator")
 	}
-	return s.store.BanUser(ctx, u, Ban{Reason: reason, Until: until, BannedBy: a.UserID, At: now})
+	if err := s.store.BanUser(ctx, u, Ban{Reason: reason, Until: until, BannedBy: a.UserID, At: now}); err != nil {
+		return err
+	}
+	return s.sessions.RevokeAll(ctx, u.ID)
 }

@@ -189,7 +189,7 @@ func (s *Service) validate(in *New) error {
 			bad("allowed_ips", "each must be an IP address or CIDR range, like 203.0.113.0/24")
 			break
 		}
-		ips = append(ips, p.String())
+		ips = append(ips, rangeString(p))
 	}
 	in.AllowedIPs = ips
 	if in.RateLimitRPM == nil {
@@ -218,6 +218,15 @@ func parseCIDR(s string) (netip.Prefix, bool) {
 		return netip.PrefixFrom(addr, addr.BitLen()), true
 	}
 	return netip.Prefix{}, false
+}
+
+// rangeString writes a single address as the address (as it was given) and a wider range in
+// CIDR notation.
+func rangeString(p netip.Prefix) string {
+	if p.IsSingleIP() {
+		return p.Addr().String()
+	}
+	return p.String()
 }
 
 // List answers the tenant's keys, newest first (at most ListLimit). It returns apperr NotFound
@@ -323,7 +332,7 @@ func ipAllowed(ranges []string, ip string) bool {
 	}
 	addr = addr.Unmap()
 	for _, r := range ranges {
-		if p, err := netip.ParsePrefix(r); err == nil && p.Contains(addr) {
+		if p, ok := parseCIDR(r); ok && p.Contains(addr) {
 			return true
 		}
 	}

@@ -41,7 +41,7 @@ type accountParts struct {
 }
 
 // newAccountParts wires the account side of the service on a's database, bus and Redis.
-func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *redisx.Limiter) (*accountParts, error) {
+func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountParts, error) {
 	acfg := cfg.Account
 	if err := apikey.ValidBrand(acfg.APIKeys.Brand); err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *
 	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(hookStore, sender, sealer, schedule, now, newID), a.log, newID, now)
 	p := &accountParts{
 		handler: accountapi.NewHandler(accountapi.Deps{
-			Users:    account.NewUsers(store.NewUsers(a.db, writer), now),
+			Users:    account.NewUsers(store.NewUsers(a.db, writer), sessions, now),
 			Tenants:  tenants,
 			APIKeys:  keys,
 			Webhooks: hooks,

@@ -25,6 +25,7 @@ import (
 	"github.com/motionstudio/platform/pkg/redisx"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
@@ -45,6 +46,8 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
+	// auth is the auth service, whose password-reset worker Run runs.
+	auth *auth.Service
 	// accounts are the user, tenant, API key and webhook parts (accounts.go).
 	accounts *accountParts
 	// billing are the plan, payment, discount, quest and gift parts (billing.go).
@@ -126,7 +129,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
-	if a.accounts, err = newAccountParts(a, cfg, writer, limiter); err != nil {
+	if a.accounts, err = newAccountParts(a, cfg, writer, limiter, sessions); err != nil {
 		return nil, err
 	}
 	accountapi.Register(a.server.Echo, a.accounts.handler, policies)
@@ -146,6 +149,7 @@ func (a *App) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
+	g.Go(func() error { return a.auth.RunResets(ctx) })
 	for _, w := range a.accounts.workers {
 		g.Go(func() error { return w(ctx) })
 	}

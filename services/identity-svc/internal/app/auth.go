@@ -80,6 +80,7 @@ func newAuthHandler(a *App, cfg config.Config, issuer *token.Issuer, limiter *re
 	if err != nil {
 		return nil, nil, err
 	}
+	a.auth = svc
 	pushes := push.NewService(store.NewPushSubscriptions(a.db), now, newID)
 	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
 }

@@ -168,7 +168,7 @@ var _ = Describe("a tenant's settings, branding and usage", func() {
 		})
 		Expect(r.Status).To(Equal(http.StatusOK))
 		r.JSON(&b)
-		Expect(b).To(HaveKeyWithValue("primary_color", "#1A2B3C"))
+		Expect(b).To(HaveKeyWithValue("primary_color", "#1a2b3c"), "a color is stored as given")
 		client.Do("GET", "/v1/tenants/"+tenantA+"/branding", serviceToken(), nil).JSON(&b)
 		Expect(b).To(HaveKeyWithValue("display_name", "Acme Studio"))
 		Expect(b).To(HaveKeyWithValue("embed_allowed_hosts", []any{"*.acme.test"}))

@@ -115,18 +115,23 @@ var _ = Describe("resetting a forgotten password", func() {
 	It("answers 202 for known and unknown accounts, and sends a link only to the known one", func() {
 		status, _ := c.do("POST", "/v1/auth/password/reset/request", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email})
 		Expect(status).To(Equal(http.StatusAccepted))
-		Expect(sentMessages(acc.Email, "reset")).To(HaveLen(1))
+		Eventually(func() []sentMessage { return sentMessages(acc.Email, "reset") }).Should(HaveLen(1))
 
 		nobody := "nobody-" + uuid.NewString() + "@example.test"
 		status, _ = c.do("POST", "/v1/auth/password/reset/request", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": nobody})
 		Expect(status).To(Equal(http.StatusAccepted))
-		Expect(sentMessages(nobody, "reset")).To(BeEmpty())
 		status, _ = c.do("POST", "/v1/auth/password/reset/request", "", map[string]any{"tenant_slug": "no-such-tenant", "email": acc.Email})
 		Expect(status).To(Equal(http.StatusAccepted))
+		status, _ = c.do("POST", "/v1/auth/password/reset/request", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email})
+		Expect(status).To(Equal(http.StatusAccepted))
+		// Requests are answered in order, so once the last one is sent the earlier ones were handled.
+		Eventually(func() []sentMessage { return sentMessages(acc.Email, "reset") }).Should(HaveLen(2))
+		Expect(sentMessages(nobody, "reset")).To(BeEmpty())
 	})
 
 	It("sets the new password once with the link's token and revokes every session", func() {
 		c.do("POST", "/v1/auth/password/reset/request", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email})
+		Eventually(func() []sentMessage { return sentMessages(acc.Email, "reset") }).Should(HaveLen(1))
 		link := lastMessage(acc.Email, "reset")
 		Expect(link.Body).To(ContainSubstring(link.Token))
 

@@ -238,10 +238,15 @@ type Deps struct {
 	NewID func() string
 }
 
+// resetQueueSize bounds the password-reset requests waiting for RunResets.
+const resetQueueSize = 1024
+
 // Service implements the auth rules.
 type Service struct {
 	Deps
 	dummyHash string
+	// resets are the accepted password-reset requests RunResets looks up and answers.
+	resets chan ResetRequest
 }
 
 // NewService returns a Service. It hashes a dummy password once, so that logins of unknown
@@ -251,7 +256,7 @@ func NewService(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{Deps: d, dummyHash: dummy}, nil
+	return &Service{Deps: d, dummyHash: dummy, resets: make(chan ResetRequest, resetQueueSize)}, nil
 }
 
 // Grant is the outcome of a successful login or refresh.

@@ -218,6 +218,11 @@ func (s *Store) RevokeOthers(ctx context.Context, userID, keepID string) error {
 	return nil
 }
 
+// RevokeAll revokes every session of the user (a ban).
+func (s *Store) RevokeAll(ctx context.Context, userID string) error {
+	return s.RevokeOthers(ctx, userID, "")
+}
+
 // Revoked reports whether the session id was revoked (the access-token check).
 func (s *Store) Revoked(ctx context.Context, id string) (bool, error) {
 	n, err := s.rdb.Exists(ctx, s.revokedKey(id)).Result()

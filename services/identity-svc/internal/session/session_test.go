@@ -92,4 +92,29 @@ var _ = Describe("refresh-token rotation", func() {
 		_, err = store.Rotate(ctx, "o0", "o1", grace, at(time.Second))
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
 	})
+
+	It("revokes every session of the user, and no other user's, on a ban", func() {
+		second := sess
+		second.ID = uuid.NewString()
+		Expect(store.Create(ctx, second, "s0")).To(Succeed())
+		stranger := auth.Session{ID: uuid.NewString(), UserID: uuid.NewString(), TenantID: sess.TenantID, IssuedAt: t0, LastUsedAt: t0}
+		Expect(store.Create(ctx, stranger, "x0")).To(Succeed())
+
+		Expect(store.RevokeAll(ctx, sess.UserID)).To(Succeed())
+		list, err := store.List(ctx, sess.UserID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(list).To(BeEmpty())
+		for _, id := range []string{sess.ID, second.ID} {
+			revoked, err := store.Revoked(ctx, id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(revoked).To(BeTrue(), "access tokens of session %s stop working", id)
+		}
+		_, err = store.Rotate(ctx, "h0", "h1", grace, at(time.Second))
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
+		revoked, err := store.Revoked(ctx, stranger.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(revoked).To(BeFalse())
+		_, err = store.Rotate(ctx, "x0", "x1", grace, at(time.Second))
+		Expect(err).NotTo(HaveOccurred())
+	})
 })

@@ -99,7 +99,7 @@ func validateBranding(b *Branding) error {
 		{"accent_color", &b.AccentColor}, {"background_color", &b.BackgroundColor},
 	}
 	for _, f := range colors {
-		*f.v = strings.ToUpper(strings.TrimSpace(*f.v))
+		*f.v = strings.TrimSpace(*f.v)
 		if *f.v != "" && !colorPattern.MatchString(*f.v) {
 			bad(f.name, "must be a color like #1A2B3C")
 		}

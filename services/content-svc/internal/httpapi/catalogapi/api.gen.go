@@ -241,8 +241,8 @@ type CategoryCreate struct {
 	Name        string  `json:"name"`
 	Position    *int    `json:"position,omitempty"`
 
-	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique.
-	Slug string `json:"slug"`
+	// Slug Lower-case letters and digits joined by single hyphens or underscores, at most 100 characters; unique. Derived from the name when absent.
+	Slug *string `json:"slug,omitempty"`
 }
 
 // CategoryList defines model for CategoryList.
@@ -319,7 +319,7 @@ type ContainerCreate struct {
 	NewsText    *string               `json:"news_text,omitempty"`
 	PrimaryMode string                `json:"primary_mode"`
 
-	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique among live containers.
+	// Slug Lower-case letters and digits joined by single hyphens or underscores, at most 100 characters; unique among live containers.
 	Slug   string                `json:"slug"`
 	TagIds *[]openapi_types.UUID `json:"tag_ids,omitempty"`
 }
@@ -570,10 +570,12 @@ type ProjectUpdate struct {
 	OriginalHeight     *int                 `json:"original_height,omitempty"`
 	OriginalWidth      *int                 `json:"original_width,omitempty"`
 	ProjectDurationSec *float64             `json:"project_duration_sec,omitempty"`
-	ProjectServerId    *openapi_types.UUID  `json:"project_server_id,omitempty"`
-	RenderAepComp      *string              `json:"render_aep_comp,omitempty"`
-	Resolution         *string              `json:"resolution,omitempty"`
-	VipFactor          *float64             `json:"vip_factor,omitempty"`
+
+	// ProjectServerId A render server; null removes the project's server, absent keeps it.
+	ProjectServerId *openapi_types.UUID `json:"project_server_id,omitempty"`
+	RenderAepComp   *string             `json:"render_aep_comp,omitempty"`
+	Resolution      *string             `json:"resolution,omitempty"`
+	VipFactor       *float64            `json:"vip_factor,omitempty"`
 }
 
 // ProjectUpdateAspect defines model for ProjectUpdate.Aspect.
@@ -653,15 +655,15 @@ type SceneColorUpdate struct {
 	Label    *string `json:"label,omitempty"`
 	Position *int    `json:"position,omitempty"`
 
-	// SharedColorId A shared color of the same project, or null.
+	// SharedColorId A shared color of the same project; null unlinks the element, absent keeps the current link.
 	SharedColorId *openapi_types.UUID `json:"shared_color_id,omitempty"`
 }
 
 // SceneContentCreate defines model for SceneContentCreate.
 type SceneContentCreate struct {
-	ContentType  SceneContentCreateContentType `json:"content_type"`
-	DefaultValue *string                       `json:"default_value,omitempty"`
-	IsRequired   *bool                         `json:"is_required,omitempty"`
+	ContentType  *SceneContentCreateContentType `json:"content_type,omitempty"`
+	DefaultValue *string                        `json:"default_value,omitempty"`
+	IsRequired   *bool                          `json:"is_required,omitempty"`
 
 	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
 	Key   string  `json:"key"`
@@ -711,7 +713,7 @@ type SceneContentUpdate struct {
 	MaxLength *int `json:"max_length,omitempty"`
 	Position  *int `json:"position,omitempty"`
 
-	// SharedLayerId A shared layer of the same project, or null.
+	// SharedLayerId A shared layer of the same project; null unlinks the element, absent keeps the current link.
 	SharedLayerId *openapi_types.UUID `json:"shared_layer_id,omitempty"`
 }
 
@@ -724,8 +726,8 @@ type SceneCreate struct {
 	Image       *string  `json:"image,omitempty"`
 	IsHidden    *bool    `json:"is_hidden,omitempty"`
 
-	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
-	Key string `json:"key"`
+	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'. Without one the scene gets `scene-` and the last 12 hex digits of its id.
+	Key *string `json:"key,omitempty"`
 
 	// LocalizedTitle Titles by language code.
 	LocalizedTitle *map[string]string `json:"localized_title,omitempty"`
@@ -826,8 +828,8 @@ type SharedLayer struct {
 
 // SharedLayerCreate defines model for SharedLayerCreate.
 type SharedLayerCreate struct {
-	ContentType  SharedLayerCreateContentType `json:"content_type"`
-	DefaultValue *string                      `json:"default_value,omitempty"`
+	ContentType  *SharedLayerCreateContentType `json:"content_type,omitempty"`
+	DefaultValue *string                       `json:"default_value,omitempty"`
 
 	// Key The layer or composition key in the source file; letters, digits, '_', '.', '-'.
 	Key   string  `json:"key"`
@@ -853,8 +855,8 @@ type Tag struct {
 type TagCreate struct {
 	Name string `json:"name"`
 
-	// Slug Lower-case letters, digits and hyphens, at most 100 characters; unique.
-	Slug string `json:"slug"`
+	// Slug Lower-case letters and digits joined by single hyphens or underscores, at most 100 characters; unique. Derived from the name when absent.
+	Slug *string `json:"slug,omitempty"`
 }
 
 // TagList defines model for TagList.

@@ -25,7 +25,7 @@ func (h *Handler) CreateTag(c echo.Context) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	t, err := h.catalog.CreateTag(c.Request().Context(), body.Slug, body.Name)
+	t, err := h.catalog.CreateTag(c.Request().Context(), deref(body.Slug), body.Name)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (h *Handler) CreateCategory(c echo.Context) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	in := catalog.Category{Slug: body.Slug, Name: body.Name, Description: deref(body.Description),
+	in := catalog.Category{Slug: deref(body.Slug), Name: body.Name, Description: deref(body.Description),
 		Image: deref(body.Image), Position: deref(body.Position)}
 	cat, err := h.catalog.CreateCategory(c.Request().Context(), in)
 	if err != nil {
@@ -169,7 +169,12 @@ func (h *Handler) ListRelatedTemplates(c echo.Context, id openapi_types.UUID, p 
 // CreateProject creates a project.
 func (h *Handler) CreateProject(c echo.Context) error {
 	var b ProjectCreate
-	if err := httpx.Bind(c, &b); err != nil {
+	fields, err := bindBody(c, &b)
+	if err != nil {
+		return err
+	}
+	if err := requirePresent(fields, "container_id", "name", "original_width", "original_height", "project_duration_sec",
+		"choose_mode"); err != nil {
 		return err
 	}
 	containerID := requiredID(b.ContainerId)
@@ -198,7 +203,8 @@ func (h *Handler) GetProject(c echo.Context, id openapi_types.UUID) error {
 // UpdateProject changes the given fields of a project.
 func (h *Handler) UpdateProject(c echo.Context, id openapi_types.UUID) error {
 	var b ProjectUpdate
-	if err := httpx.Bind(c, &b); err != nil {
+	unlink, err := bindPatch(c, &b, "project_server_id")
+	if err != nil {
 		return err
 	}
 	f := catalog.ProjectFields{Name: b.Name, OriginalWidth: b.OriginalWidth, OriginalHeight: b.OriginalHeight,
@@ -206,7 +212,7 @@ func (h *Handler) UpdateProject(c echo.Context, id openapi_types.UUID) error {
 		MinDurationSec: b.MinDurationSec, MaxDurationSec: b.MaxDurationSec, Resolution: b.Resolution,
 		FreeFPS: b.FreeFps, VIPFactor: b.VipFactor, RenderAEPComp: b.RenderAepComp,
 		ProjectServerID: idString(b.ProjectServerId), Description: b.Description, Image: b.Image,
-		FullDemo: b.FullDemo, DownloadLink: b.DownloadLink, IsPublished: b.IsPublished}
+		FullDemo: b.FullDemo, DownloadLink: b.DownloadLink, IsPublished: b.IsPublished, UnlinkProjectServer: unlink}
 	p, err := h.catalog.UpdateProject(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err

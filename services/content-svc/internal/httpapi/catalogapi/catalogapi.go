@@ -48,9 +48,9 @@ func NewHandler(c Catalog, e Editor, f Favorites) *Handler {
 
 // Policies says who may call each operation of this package: reads take a user or service
 // token, changes to the catalog and the editor graph need a platform administrator, and
-// favorites need a user's own access token.
+// favorites take a user or service token, each caller owning its own favorites.
 func Policies(v *authn.Verifier) httpx.Policies {
-	read, admin, user := httpx.Allow(v.UserOrService()), httpx.Allow(v.RequireAdmin()), httpx.Allow(v.RequireUser())
+	read, admin := httpx.Allow(v.UserOrService()), httpx.Allow(v.RequireAdmin())
 	return httpx.Policies{
 		"listTags":             read,
 		"createTag":            admin,
@@ -90,11 +90,11 @@ func Policies(v *authn.Verifier) httpx.Policies {
 		"listPresetStories":    read,
 		"createPresetStory":    admin,
 		"getPresetStory":       read,
-		"listFavoriteFolders":  user,
-		"createFavoriteFolder": user,
-		"listFavorites":        user,
-		"addFavorite":          user,
-		"removeFavorite":       user,
+		"listFavoriteFolders":  read,
+		"createFavoriteFolder": read,
+		"listFavorites":        read,
+		"addFavorite":          read,
+		"removeFavorite":       read,
 	}
 }
 
@@ -108,6 +108,15 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 func privileged(c echo.Context) bool {
 	cl := authn.FromContext(c)
 	return cl != nil && (cl.Admin || cl.IsService())
+}
+
+// owner names the owner of the caller's favorites: the user, or for a service token the
+// service client, kept apart from user ids by a prefix.
+func owner(c echo.Context) string {
+	if cl := authn.FromContext(c); cl != nil && cl.IsService() {
+		return "service:" + cl.Subject
+	}
+	return actor(c)
 }
 
 // actor names the caller for audit records.

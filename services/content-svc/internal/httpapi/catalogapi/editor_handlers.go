@@ -63,7 +63,7 @@ func (h *Handler) CreateScene(c echo.Context, id openapi_types.UUID) error {
 	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
-	f := editor.SceneFields{Key: &b.Key, Title: b.Title, LocalizedTitle: b.LocalizedTitle, SceneType: b.SceneType,
+	f := editor.SceneFields{Key: b.Key, Title: b.Title, LocalizedTitle: b.LocalizedTitle, SceneType: b.SceneType,
 		DurationSec: b.DurationSec, Image: b.Image, IsHidden: b.IsHidden}
 	sc, err := h.editor.CreateScene(c.Request().Context(), id.String(), f)
 	if err != nil {
@@ -132,7 +132,7 @@ func (h *Handler) CreateSceneContent(c echo.Context, id openapi_types.UUID) erro
 	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
-	f := editor.ContentFields{Key: &b.Key, Label: b.Label, ContentType: (*string)(&b.ContentType), DefaultValue: b.DefaultValue,
+	f := editor.ContentFields{Key: &b.Key, Label: b.Label, ContentType: (*string)(b.ContentType), DefaultValue: b.DefaultValue,
 		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: idString(b.SharedLayerId)}
 	e, err := h.editor.CreateContent(c.Request().Context(), id.String(), f)
 	if err != nil {
@@ -144,11 +144,13 @@ func (h *Handler) CreateSceneContent(c echo.Context, id openapi_types.UUID) erro
 // UpdateSceneContent changes a content element.
 func (h *Handler) UpdateSceneContent(c echo.Context, id openapi_types.UUID) error {
 	var b SceneContentUpdate
-	if err := httpx.Bind(c, &b); err != nil {
+	unlink, err := bindPatch(c, &b, "shared_layer_id")
+	if err != nil {
 		return err
 	}
 	f := editor.ContentFields{Key: b.Key, Label: b.Label, ContentType: (*string)(b.ContentType), DefaultValue: b.DefaultValue,
-		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: idString(b.SharedLayerId)}
+		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: idString(b.SharedLayerId),
+		UnlinkSharedLayer: unlink}
 	e, err := h.editor.UpdateContent(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err
@@ -182,11 +184,12 @@ func (h *Handler) CreateSceneColor(c echo.Context, id openapi_types.UUID) error 
 // UpdateSceneColor changes a color element.
 func (h *Handler) UpdateSceneColor(c echo.Context, id openapi_types.UUID) error {
 	var b SceneColorUpdate
-	if err := httpx.Bind(c, &b); err != nil {
+	unlink, err := bindPatch(c, &b, "shared_color_id")
+	if err != nil {
 		return err
 	}
 	f := editor.ColorFields{Key: b.Key, Label: b.Label, DefaultColor: b.DefaultColor, Position: b.Position,
-		SharedColorID: idString(b.SharedColorId)}
+		SharedColorID: idString(b.SharedColorId), UnlinkSharedColor: unlink}
 	e, err := h.editor.UpdateColor(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err
@@ -218,7 +221,7 @@ func (h *Handler) CreateSharedLayer(c echo.Context, id openapi_types.UUID) error
 		return err
 	}
 	l, err := h.editor.CreateSharedLayer(c.Request().Context(), editor.SharedLayer{ProjectID: id.String(), Key: b.Key,
-		Label: deref(b.Label), ContentType: string(b.ContentType), DefaultValue: deref(b.DefaultValue)})
+		Label: deref(b.Label), ContentType: string(deref(b.ContentType)), DefaultValue: deref(b.DefaultValue)})
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ type Favorites interface {
 
 // ListFavoriteFolders answers the caller's folders.
 func (h *Handler) ListFavoriteFolders(c echo.Context) error {
-	folders, err := h.favorites.Folders(c.Request().Context(), actor(c))
+	folders, err := h.favorites.Folders(c.Request().Context(), owner(c))
 	if err != nil {
 		return err
 	}
@@ -34,7 +34,7 @@ func (h *Handler) CreateFavoriteFolder(c echo.Context) error {
 	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
-	f, err := h.favorites.CreateFolder(c.Request().Context(), actor(c), b.Name, deref(b.Description))
+	f, err := h.favorites.CreateFolder(c.Request().Context(), owner(c), b.Name, deref(b.Description))
 	if err != nil {
 		return err
 	}
@@ -43,7 +43,7 @@ func (h *Handler) CreateFavoriteFolder(c echo.Context) error {
 
 // ListFavorites answers one page of the caller's favorites.
 func (h *Handler) ListFavorites(c echo.Context, p ListFavoritesParams) error {
-	page, err := h.favorites.Favorites(c.Request().Context(), actor(c), idString(p.FolderId), p.Page, p.PageSize)
+	page, err := h.favorites.Favorites(c.Request().Context(), owner(c), idString(p.FolderId), p.Page, p.PageSize)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (h *Handler) AddFavorite(c echo.Context) error {
 	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
-	f, err := h.favorites.Add(c.Request().Context(), favorite.Favorite{UserID: actor(c), ContainerID: requiredID(b.ContainerId),
+	f, err := h.favorites.Add(c.Request().Context(), favorite.Favorite{UserID: owner(c), ContainerID: requiredID(b.ContainerId),
 		FolderID: idString(b.FolderId), Note: deref(b.Note)})
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (h *Handler) AddFavorite(c echo.Context) error {
 
 // RemoveFavorite removes a template from the caller's favorites.
 func (h *Handler) RemoveFavorite(c echo.Context, p RemoveFavoriteParams) error {
-	if err := h.favorites.Remove(c.Request().Context(), actor(c), p.ContainerId.String()); err != nil {
+	if err := h.favorites.Remove(c.Request().Context(), owner(c), p.ContainerId.String()); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
@@ -34,6 +35,10 @@ func (h *Handler) VerifyMfa(c echo.Context) error {
 	var req MfaVerifyRequest
 	if err := httpx.Bind(c, &req); err != nil {
 		return err
+	}
+	if req.FactorId == uuid.Nil {
+		return apperr.E(apperr.Invalid, "validation_failed", "The factor_id is required.").
+			WithFields(apperr.FieldError{Field: "factor_id", Message: "is required"})
 	}
 	f, err := h.auth.VerifyMFA(c.Request().Context(), authn.FromContext(c).Subject, req.FactorId.String(), req.Code)
 	if err != nil {

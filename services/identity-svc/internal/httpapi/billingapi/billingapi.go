@@ -3,8 +3,10 @@
 package billingapi
 
 import (
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
@@ -94,4 +96,13 @@ func deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// requiredID refuses an absent (zero) required uuid field of a body with apperr Invalid.
+func requiredID(field string, id uuid.UUID) error {
+	if id == uuid.Nil {
+		return apperr.E(apperr.Invalid, "validation_failed", field+" is required").
+			WithFields(apperr.FieldError{Field: field, Message: "is required"})
+	}
+	return nil
 }

@@ -75,6 +75,9 @@ func (h *Handler) PurchasePlan(c echo.Context) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
+	if err := requiredID("plan_id", body.PlanId); err != nil {
+		return err
+	}
 	res, err := h.billing.Purchase(c.Request().Context(), actorOf(c), billing.PurchaseInput{
 		PlanID: body.PlanId.String(), Gateway: string(deref(body.Gateway)), DiscountCode: deref(body.DiscountCode),
 	})
@@ -137,6 +140,9 @@ func (h *Handler) PaymentWebhookCallback(c echo.Context) error {
 func (h *Handler) RefundPayment(c echo.Context) error {
 	var body RefundRequest
 	if err := httpx.Bind(c, &body); err != nil {
+		return err
+	}
+	if err := requiredID("payment_id", body.PaymentId); err != nil {
 		return err
 	}
 	r, err := h.billing.Refund(c.Request().Context(), billing.RefundInput{

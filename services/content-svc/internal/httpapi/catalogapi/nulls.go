@@ -1,0 +1,56 @@
+package catalogapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
+)
+
+// bindBody decodes the JSON body into dst like httpx.Bind and answers the body's top-level
+// fields as raw JSON, so that handlers can tell an absent field from a null or zero one, which
+// the generated types cannot. It returns the errors of httpx.Bind.
+func bindBody(c echo.Context, dst any) (map[string]json.RawMessage, error) {
+	req := c.Request()
+	var seen bytes.Buffer
+	if req.Body != nil {
+		req.Body = io.NopCloser(io.TeeReader(req.Body, &seen))
+	}
+	if err := httpx.Bind(c, dst); err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(seen.Bytes(), &fields); err != nil {
+		return map[string]json.RawMessage{}, nil
+	}
+	return fields, nil
+}
+
+// bindPatch decodes a PATCH body into dst like bindBody and reports whether the body sets
+// field to JSON null explicitly.
+func bindPatch(c echo.Context, dst any, field string) (null bool, err error) {
+	fields, err := bindBody(c, dst)
+	if err != nil {
+		return false, err
+	}
+	raw, ok := fields[field]
+	return ok && isNull(raw), nil
+}
+
+// requirePresent answers apperr Invalid naming every one of names that fields lacks or sets
+// to null.
+func requirePresent(fields map[string]json.RawMessage, names ...string) error {
+	var c check.Checker
+	for _, name := range names {
+		if raw, ok := fields[name]; !ok || isNull(raw) {
+			c.Add(name, "is required")
+		}
+	}
+	return c.Err()
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
