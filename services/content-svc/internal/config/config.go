@@ -20,13 +20,16 @@ type Config struct {
 	Auth     Auth
 	Uploads  Uploads
 	Previews Previews
+	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 }
 
 // Auth says where the identity service's public keys are.
 type Auth struct {
+	// JWKSURL is identity-svc's key set, fetched lazily and cached.
 	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
-	Issuer  string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+	// Issuer is the iss every accepted token must carry.
+	Issuer string `env:"JWT_ISSUER" default:"motionstudio-identity"`
 }
 
 // Uploads bounds the AEP source-file uploads. Sizes are bytes; MB and GB are decimal.

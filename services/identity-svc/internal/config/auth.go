@@ -57,7 +57,9 @@ type Auth struct {
 
 // OAuthProviderA is the first OAuth login provider slot.
 type OAuthProviderA struct {
-	Name         string `env:"OAUTH_A_NAME"`
+	// Name is the provider's path name in /v1/auth/login/oauth/{provider}; empty disables the slot.
+	Name string `env:"OAUTH_A_NAME"`
+	// ClientID, ClientSecret, TokenURL, UserInfoURL and RedirectURI are the provider's OAuth 2.0 client settings.
 	ClientID     string `env:"OAUTH_A_CLIENT_ID"`
 	ClientSecret string `env:"OAUTH_A_CLIENT_SECRET"`
 	TokenURL     string `env:"OAUTH_A_TOKEN_URL"`
@@ -67,7 +69,9 @@ type OAuthProviderA struct {
 
 // OAuthProviderB is the second OAuth login provider slot.
 type OAuthProviderB struct {
-	Name         string `env:"OAUTH_B_NAME"`
+	// Name is the provider's path name in /v1/auth/login/oauth/{provider}; empty disables the slot.
+	Name string `env:"OAUTH_B_NAME"`
+	// ClientID, ClientSecret, TokenURL, UserInfoURL and RedirectURI are the provider's OAuth 2.0 client settings.
 	ClientID     string `env:"OAUTH_B_CLIENT_ID"`
 	ClientSecret string `env:"OAUTH_B_CLIENT_SECRET"`
 	TokenURL     string `env:"OAUTH_B_TOKEN_URL"`

@@ -20,15 +20,22 @@ type Config struct {
 	Redis redisx.Config
 	NATS  natsx.Config
 
+	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
-	Issuer   string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+	// Issuer is the iss of every token the service signs.
+	Issuer string `env:"JWT_ISSUER" default:"motionstudio-identity"`
 
-	// SigningKey is a base64 Ed25519 seed; SigningKeyFile a PEM PKCS#8 or base64 seed file.
-	SigningKey         string `env:"SIGNING_KEY"`
-	SigningKeyFile     string `env:"SIGNING_KEY_FILE"`
-	GenerateSigningKey bool   `env:"SIGNING_KEY_GENERATE" default:"true"`
+	// SigningKey is the Ed25519 signing key as a base64 32-byte seed.
+	SigningKey string `env:"SIGNING_KEY"`
+	// SigningKeyFile holds the key as PEM PKCS#8 or a base64 seed; when neither is set the service
+	// uses $XDG_STATE_HOME/motionstudio/identity-signing.pem.
+	SigningKeyFile string `env:"SIGNING_KEY_FILE"`
+	// GenerateSigningKey creates the key file when it does not exist (local development only).
+	GenerateSigningKey bool `env:"SIGNING_KEY_GENERATE" default:"true"`
 
-	AccessTokenTTL  time.Duration `env:"ACCESS_TOKEN_TTL" default:"15m"`
+	// AccessTokenTTL is the lifetime of user access tokens.
+	AccessTokenTTL time.Duration `env:"ACCESS_TOKEN_TTL" default:"15m"`
+	// ServiceTokenTTL is the lifetime of service tokens from the client-credentials grant.
 	ServiceTokenTTL time.Duration `env:"SERVICE_TOKEN_TTL" default:"15m"`
 	// ServiceClients lists the OAuth clients of the client-credentials grant as "id:secret,...".
 	ServiceClients string `env:"SERVICE_CLIENTS"`
