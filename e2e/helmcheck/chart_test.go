@@ -246,6 +246,17 @@ var _ = Describe("the rendered Helm chart", func() {
 		}
 	})
 
+	It("delivers verification codes for real in production instead of logging them", func() {
+		seen := false
+		for _, cm := range typed[*corev1.ConfigMap](charts[productionFile]) {
+			if cm.Labels["app.kubernetes.io/component"] == "identity" {
+				Expect(cm.Data).To(HaveKeyWithValue("NOTIFY_MODE", "live"), cm.Name)
+				seen = true
+			}
+		}
+		Expect(seen).To(BeTrue())
+	})
+
 	It("gives the S3 endpoint as host:port, the form minio-go expects", func() {
 		for file, objects := range charts {
 			for _, cm := range typed[*corev1.ConfigMap](objects) {
