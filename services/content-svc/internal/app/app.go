@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
@@ -101,7 +102,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects), policies)
-	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(catalog.NewService(store.NewCatalog(a.db), newID),
+	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(
+		catalog.NewService(store.NewCatalog(a.db), catalog.NewCountCache(cfg.Catalog.CountTTL, catalog.DefaultCountCacheSize, time.Now), newID),
 		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID)), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil

@@ -166,16 +166,16 @@ type TemplateCard struct {
 	AvailableAspects []string
 }
 
-// TemplatePage is one page of the catalog and the number of templates matching in all.
+// TemplatePage is one page of the catalog and the number of templates matching in all. Total
+// may be up to a CountCache TTL old; HasMore is always exact.
 type TemplatePage struct {
 	Cards    []TemplateCard
 	Total    int
 	Page     int
 	PageSize int
+	// HasMore reports whether templates follow this page.
+	HasMore bool
 }
-
-// HasMore reports whether pages follow this one.
-func (p TemplatePage) HasMore() bool { return p.Page*p.PageSize < p.Total }
 
 // TemplateDetail is a published template with its published projects, categories and tags.
 type TemplateDetail struct {
@@ -199,7 +199,10 @@ type Store interface {
 	DeleteContainer(ctx context.Context, id string, at time.Time) error
 	SetPublished(ctx context.Context, id string, published bool, reason, actor string, at time.Time) error
 
-	Templates(ctx context.Context, q TemplateQuery) ([]TemplateCard, int, error)
+	// Templates answers up to q.PageSize+1 cards from the page's start, the extra one telling
+	// that more follow; CountTemplates answers how many templates match q's filters.
+	Templates(ctx context.Context, q TemplateQuery) ([]TemplateCard, error)
+	CountTemplates(ctx context.Context, q TemplateQuery) (int, error)
 	Template(ctx context.Context, slugOrID string) (TemplateDetail, error)
 	TemplateProjects(ctx context.Context, containerID string) ([]Project, error)
 	RelatedTemplates(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)
@@ -212,12 +215,21 @@ type Store interface {
 
 // Service implements the catalog's rules over a Store.
 type Service struct {
-	store Store
-	now   func() time.Time
-	newID func() string
+	store  Store
+	counts *CountCache
+	now    func() time.Time
+	newID  func() string
 }
 
-// NewService returns a Service; newID makes record ids (UUID v7 in production).
-func NewService(store Store, newID func() string) *Service {
-	return &Service{store: store, now: time.Now, newID: newID}
+// NewService returns a Service keeping catalog totals in counts; newID makes record ids
+// (UUID v7 in production).
+func NewService(store Store, counts *CountCache, newID func() string) *Service {
+	return &Service{store: store, counts: counts, now: time.Now, newID: newID}
+}
+
+// wrote drops the cached catalog totals after a write reached the store, whether or not it
+// failed: a failure may still have committed.
+func (s *Service) wrote(err error) error {
+	s.counts.Invalidate()
+	return err
 }

@@ -89,7 +89,7 @@ func (s *Service) CreateContainer(ctx context.Context, f ContainerFields) (Conta
 	now := s.now().UTC()
 	ct := Container{ID: s.newID(), CategoryIDs: []string{}, TagIDs: []string{}, CreatedAt: now, UpdatedAt: now}
 	f.apply(&ct)
-	return ct, s.store.CreateContainer(ctx, ct)
+	return ct, s.wrote(s.store.CreateContainer(ctx, ct))
 }
 
 // UpdateContainer changes the given fields of a live container; given id lists replace the
@@ -100,11 +100,12 @@ func (s *Service) UpdateContainer(ctx context.Context, id string, f ContainerFie
 	if err := c.Err(); err != nil {
 		return Container{}, err
 	}
-	return s.store.UpdateContainer(ctx, id, func(ct *Container) error {
+	ct, err := s.store.UpdateContainer(ctx, id, func(ct *Container) error {
 		f.apply(ct)
 		ct.UpdatedAt = s.now().UTC()
 		return nil
 	})
+	return ct, s.wrote(err)
 }
 
 func (f ContainerFields) apply(ct *Container) {
@@ -150,13 +151,13 @@ func dedupe(ids []string) []string {
 // DeleteContainer soft-deletes a container: it leaves the catalog and every read but stays in
 // the database. It answers apperr NotFound when there is no live container with that id.
 func (s *Service) DeleteContainer(ctx context.Context, id string) error {
-	return s.store.DeleteContainer(ctx, id, s.now().UTC())
+	return s.wrote(s.store.DeleteContainer(ctx, id, s.now().UTC()))
 }
 
 // Publish puts a container in the catalog; publishing a published one changes nothing. It
 // answers apperr NotFound when there is no live container with that id.
 func (s *Service) Publish(ctx context.Context, id, actor string) error {
-	return s.store.SetPublished(ctx, id, true, "", actor, s.now().UTC())
+	return s.wrote(s.store.SetPublished(ctx, id, true, "", actor, s.now().UTC()))
 }
 
 // Unpublish takes a container out of the catalog and records the reason. It answers apperr
@@ -168,7 +169,7 @@ func (s *Service) Unpublish(ctx context.Context, id, reason, actor string) error
 	if err := c.Err(); err != nil {
 		return err
 	}
-	return s.store.SetPublished(ctx, id, false, reason, actor, s.now().UTC())
+	return s.wrote(s.store.SetPublished(ctx, id, false, reason, actor, s.now().UTC()))
 }
 
 // TemplateFilter is the catalog request as the client sent it.
@@ -184,8 +185,9 @@ type TemplateFilter struct {
 	PageSize   *int
 }
 
-// Templates answers one page of published, live templates. It answers apperr Invalid for an
-// unknown sort or aspect, a page below 1 or a page size outside 1..100.
+// Templates answers one page of published, live templates. The total counts this process's
+// writes at once and other processes' writes within the count cache's TTL. It answers apperr
+// Invalid for an unknown sort or aspect, a page below 1 or a page size outside 1..100.
 func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage, error) {
 	q := TemplateQuery{CategoryID: f.CategoryID, TagIDs: dedupe(f.TagIDs), Mode: f.Mode, Aspect: f.Aspect,
 		IsPremium: f.IsPremium, Sort: f.Sort, Page: 1, PageSize: DefaultPageSize, Words: searchWords(f.Q)}
@@ -214,11 +216,39 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 			q.Sort = SortRelevance
 		}
 	}
-	cards, total, err := s.store.Templates(ctx, q)
+	cards, err := s.store.Templates(ctx, q)
 	if err != nil {
 		return TemplatePage{}, err
 	}
-	return TemplatePage{Cards: cards, Total: total, Page: q.Page, PageSize: q.PageSize}, nil
+	total, err := s.total(ctx, q, len(cards))
+	if err != nil {
+		return TemplatePage{}, err
+	}
+	page := TemplatePage{Cards: cards, Total: total, Page: q.Page, PageSize: q.PageSize, HasMore: len(cards) > q.PageSize}
+	if page.HasMore {
+		page.Cards = cards[:q.PageSize]
+	}
+	return page, nil
+}
+
+// total answers the number of templates matching q's filters given the page's cards (up to
+// one past the page): exact without counting when the page is the last one, else from the
+// count cache when it holds a fresh total.
+func (s *Service) total(ctx context.Context, q TemplateQuery, cards int) (int, error) {
+	if cards <= q.PageSize && (cards > 0 || q.Page == 1) {
+		return (q.Page-1)*q.PageSize + cards, nil
+	}
+	key := countKey(q)
+	if n, ok := s.counts.Get(key); ok {
+		return n, nil
+	}
+	gen := s.counts.Generation()
+	n, err := s.store.CountTemplates(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	s.counts.Put(key, gen, n)
+	return n, nil
 }
 
 // searchWords splits a search into words of letters and digits, so that no input can break
@@ -309,7 +339,7 @@ func (s *Service) CreateProject(ctx context.Context, f ProjectFields) (Project, 
 	if err := c.Err(); err != nil {
 		return Project{}, err
 	}
-	return p, s.store.CreateProject(ctx, p)
+	return p, s.wrote(s.store.CreateProject(ctx, p))
 }
 
 // Project answers a project. A project of a deleted container is not found; one of an
@@ -327,19 +357,20 @@ func (s *Service) UpdateProject(ctx context.Context, id string, f ProjectFields)
 	if err := c.Err(); err != nil {
 		return Project{}, err
 	}
-	return s.store.UpdateProject(ctx, id, func(p *Project) error {
+	p, err := s.store.UpdateProject(ctx, id, func(p *Project) error {
 		f.apply(p)
 		var c check.Checker
 		checkDurations(&c, *p)
 		p.UpdatedAt = s.now().UTC()
 		return c.Err()
 	})
+	return p, s.wrote(err)
 }
 
 // DeleteProject deletes a project with its scenes and editor graph. It answers apperr NotFound
 // for an unknown project.
 func (s *Service) DeleteProject(ctx context.Context, id string) error {
-	return s.store.DeleteProject(ctx, id)
+	return s.wrote(s.store.DeleteProject(ctx, id))
 }
 
 func (f ProjectFields) apply(p *Project) {

@@ -20,6 +20,7 @@ type Config struct {
 	Auth     Auth
 	Uploads  Uploads
 	Previews Previews
+	Catalog  Catalog
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 }
@@ -68,6 +69,14 @@ type Previews struct {
 	RequeueEvery time.Duration `env:"SVG_PREVIEW_REQUEUE_EVERY" default:"1m"`
 	// Concurrency is how many previews one process generates at once.
 	Concurrency int `env:"SVG_PREVIEW_CONCURRENCY" default:"2"`
+}
+
+// Catalog tunes the template catalog's reads.
+type Catalog struct {
+	// CountTTL is how long a listing's total is reused for the same filters before it is counted
+	// again; this process's catalog writes drop the totals at once, other replicas' writes show
+	// within CountTTL. Zero counts on every request.
+	CountTTL time.Duration `env:"CATALOG_COUNT_TTL" default:"10s"`
 }
 
 // Load reads the environment and fills local-development defaults.

@@ -298,10 +298,43 @@ func (s *Catalog) SetPublished(ctx context.Context, id string, published bool, r
 	})
 }
 
-// Templates answers one page of the catalog and the number of matching templates.
-func (s *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
-	where, args := []string{live}, []any{}
-	tsquery := ""
+// Templates answers up to q.PageSize+1 cards of the catalog from the page's start, so that the
+// caller sees whether more follow.
+func (s *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, error) {
+	cond, args, tsquery := templateFilter(q)
+	order := map[string]string{
+		catalog.SortNewest:    `c.created_at DESC, c.id DESC`,
+		catalog.SortPopular:   `c.use_count DESC, c.id DESC`,
+		catalog.SortRate:      `c.rate_avg DESC, c.id DESC`,
+		catalog.SortAZ:        `c.name ASC, c.id ASC`,
+		catalog.SortRelevance: `ts_rank(c.search, to_tsquery('simple', ?)) DESC, c.id DESC`,
+	}[q.Sort]
+	if q.Sort == catalog.SortRelevance {
+		args = append(args, tsquery)
+	}
+	args = append(args, q.PageSize+1, (q.Page-1)*q.PageSize)
+	var rows []cardRow
+	if err := s.db.WithContext(ctx).Raw(`SELECT `+cardColumns+` FROM containers c WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, args...).
+		Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("store: list templates: %w", err)
+	}
+	return mapAll(rows, cardRow.toDomain), nil
+}
+
+// CountTemplates answers how many templates in the catalog match q's filters.
+func (s *Catalog) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (int, error) {
+	cond, args, _ := templateFilter(q)
+	var total int64
+	if err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM containers c WHERE `+cond, args...).Scan(&total).Error; err != nil {
+		return 0, fmt.Errorf("store: count templates: %w", err)
+	}
+	return int(total), nil
+}
+
+// templateFilter answers the WHERE condition of q's filters, its arguments and the text-search
+// query of q's words ("" without words).
+func templateFilter(q catalog.TemplateQuery) (cond string, args []any, tsquery string) {
+	where := []string{live}
 	if len(q.Words) > 0 {
 		tsquery = strings.Join(q.Words, ":* & ") + ":*"
 		where, args = append(where, `c.search @@ to_tsquery('simple', ?)`), append(args, tsquery)
@@ -324,30 +357,7 @@ func (s *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]cat
 		where = append(where, `EXISTS (SELECT 1 FROM projects p WHERE p.container_id = c.id AND p.is_published AND p.aspect = ?)`)
 		args = append(args, q.Aspect)
 	}
-	cond := strings.Join(where, " AND ")
-	db := s.db.WithContext(ctx)
-	var total int64
-	if err := db.Raw(`SELECT count(*) FROM containers c WHERE `+cond, args...).Scan(&total).Error; err != nil {
-		return nil, 0, fmt.Errorf("store: count templates: %w", err)
-	}
-	order := map[string]string{
-		catalog.SortNewest:    `c.created_at DESC, c.id DESC`,
-		catalog.SortPopular:   `c.use_count DESC, c.id DESC`,
-		catalog.SortRate:      `c.rate_avg DESC, c.id DESC`,
-		catalog.SortAZ:        `c.name ASC, c.id ASC`,
-		catalog.SortRelevance: `ts_rank(c.search, to_tsquery('simple', ?)) DESC, c.id DESC`,
-	}[q.Sort]
-	pageArgs := append([]any{}, args...)
-	if q.Sort == catalog.SortRelevance {
-		pageArgs = append(pageArgs, tsquery)
-	}
-	pageArgs = append(pageArgs, q.PageSize, (q.Page-1)*q.PageSize)
-	var rows []cardRow
-	if err := db.Raw(`SELECT `+cardColumns+` FROM containers c WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, pageArgs...).
-		Scan(&rows).Error; err != nil {
-		return nil, 0, fmt.Errorf("store: list templates: %w", err)
-	}
-	return mapAll(rows, cardRow.toDomain), int(total), nil
+	return strings.Join(where, " AND "), args, tsquery
 }
 
 // Template answers a published, live template by slug or id with its published projects,

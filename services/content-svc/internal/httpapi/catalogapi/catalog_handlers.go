@@ -135,7 +135,7 @@ func (h *Handler) ListTemplates(c echo.Context, p ListTemplatesParams) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, TemplateCardPage{Data: mapAll(page.Cards, toTemplateCard), Meta: PaginationMeta{
-		Page: page.Page, PageSize: page.PageSize, Total: page.Total, HasMore: page.HasMore()}})
+		Page: page.Page, PageSize: page.PageSize, Total: page.Total, HasMore: page.HasMore}})
 }
 
 // GetTemplate answers a template by slug or id.

@@ -1,0 +1,62 @@
+package app_test
+
+import (
+	"fmt"
+	"net/url"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/testkit"
+)
+
+var _ = Describe("the catalog's totals", func() {
+	var tpl []catJSON
+
+	BeforeEach(func() {
+		testkit.Truncate(db)
+		t1 := catCreate("/v1/tags", catJSON{"slug": "t1", "name": "T1"})
+		t2 := catCreate("/v1/tags", catJSON{"slug": "t2", "name": "T2"})
+		tpl = nil
+		for i := range 5 {
+			tpl = append(tpl, catPublished(catJSON{"name": fmt.Sprintf("Counted %d", i), "primary_mode": "counted",
+				"tag_ids": []string{catID(t1), catID(t2)}}))
+		}
+	})
+
+	meta := func(query url.Values) map[string]any {
+		GinkgoHelper()
+		query.Set("mode", "counted")
+		query.Set("page_size", "2")
+		return catList(query)["meta"].(map[string]any)
+	}
+
+	It("show this process's writes in the next listing at once", func() {
+		Expect(meta(url.Values{})).To(HaveKeyWithValue("total", 5.0))
+		catNoContent("DELETE", "/v1/containers/"+catID(tpl[0]), nil)
+		Expect(meta(url.Values{})).To(HaveKeyWithValue("total", 4.0))
+		catNoContent("POST", "/v1/containers/"+catID(tpl[1])+"/unpublish", catJSON{"reason": "outdated"})
+		Expect(meta(url.Values{"sort": {"az"}})).To(HaveKeyWithValue("total", 3.0))
+		catPublished(catJSON{"name": "Counted late", "primary_mode": "counted"})
+		Expect(meta(url.Values{"page": {"2"}})).To(HaveKeyWithValue("total", 4.0))
+	})
+
+	It("reuse a total for the same filters in any sort or page until this process writes", func() {
+		tags := tpl[0]["tag_ids"].([]any)
+		filter := url.Values{"tag_ids": {tags[0].(string), tags[1].(string)}}
+		Expect(meta(filter)).To(HaveKeyWithValue("total", 5.0))
+
+		// Another replica's write is not seen before the count cache's TTL.
+		Expect(db.Exec(`UPDATE containers SET is_published = false WHERE id = ?`, catID(tpl[4])).Error).To(Succeed())
+		reordered := url.Values{"tag_ids": {tags[1].(string), tags[0].(string)}, "sort": {"popular"}}
+		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 5.0, "has_more": true}))
+
+		// has_more never trusts a kept total: page 2 of the 4 left is the last one.
+		reordered.Set("page", "2")
+		Expect(meta(reordered)).To(HaveKeyWithValue("has_more", false))
+
+		catNoContent("DELETE", "/v1/containers/"+catID(tpl[0]), nil)
+		reordered.Set("page", "1")
+		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 3.0, "has_more": true}))
+	})
+})
