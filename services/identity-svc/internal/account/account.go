@@ -1,43 +1,15 @@
-// Package account holds the identity service's tenants and users and the rules for creating
-// and reading them.
+// Package account holds the identity service's users and the rules for creating, reading and
+// changing them. Tenants live in package tenant.
 package account
 
 import (
 	"context"
 	"net/mail"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 )
-
-// Tenant kinds and statuses.
-const (
-	KindInternal   = "Internal"
-	KindReseller   = "Reseller"
-	KindEnterprise = "Enterprise"
-
-	StatusActive    = "Active"
-	StatusTrial     = "Trial"
-	StatusSuspended = "Suspended"
-	StatusCancelled = "Cancelled"
-)
-
-// Tenant is an isolated customer of the platform.
-type Tenant struct {
-	ID             string
-	Slug           string
-	Name           string
-	Kind           string
-	Status         string
-	CustomDomain   *string
-	DomainVerified bool
-	ContactEmail   string
-	ContactName    string
-	ContactPhone   string
-	CreatedAt      time.Time
-}
 
 // User is an account inside one tenant.
 type User struct {
@@ -93,11 +65,10 @@ func (u *User) Banned(t time.Time) bool {
 	return u.BannedAt != nil && (u.BannedUntil == nil || t.Before(*u.BannedUntil))
 }
 
-// Store persists tenants and users. Lookups return apperr NotFound; inserts return apperr
-// Conflict on a duplicate slug or a duplicate email within a tenant.
+// Store persists users. Lookups return apperr NotFound; inserts return apperr Conflict on a
+// duplicate email within a tenant.
 type Store interface {
-	CreateTenant(ctx context.Context, t *Tenant) error
-	TenantBySlug(ctx context.Context, slug string) (*Tenant, error)
+	TenantIDBySlug(ctx context.Context, slug string) (string, error)
 	CreateUser(ctx context.Context, u *User) error
 	User(ctx context.Context, tenantID, userID string) (*User, error)
 	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
@@ -108,7 +79,7 @@ type Hasher interface {
 	Hash(plain string) (string, error)
 }
 
-// Service implements tenant and user rules over a Store.
+// Service implements the user rules of the operator CLI over a Store.
 type Service struct {
 	store  Store
 	hasher Hasher
@@ -123,46 +94,6 @@ func NewService(store Store, hasher Hasher, now func() time.Time, newID func() s
 
 // MinPasswordLength is the shortest password accepted.
 const MinPasswordLength = 8
-
-var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
-
-// NewTenant is the input of CreateTenant.
-type NewTenant struct {
-	Slug, Name, ContactEmail, ContactName, ContactPhone, Kind string
-}
-
-// CreateTenant validates and stores a new Active tenant. It returns apperr Invalid for bad
-// input and Conflict when the slug is taken.
-func (s *Service) CreateTenant(ctx context.Context, in NewTenant) (*Tenant, error) {
-	in.Slug = strings.ToLower(strings.TrimSpace(in.Slug))
-	var fields []apperr.FieldError
-	if !slugPattern.MatchString(in.Slug) {
-		fields = append(fields, apperr.FieldError{Field: "slug", Message: "must be 1-63 lower-case letters, digits or hyphens, not starting or ending with a hyphen"})
-	}
-	if strings.TrimSpace(in.Name) == "" || len(in.Name) > 200 {
-		fields = append(fields, apperr.FieldError{Field: "name", Message: "is required and at most 200 characters"})
-	}
-	if _, err := mail.ParseAddress(in.ContactEmail); err != nil || len(in.ContactEmail) > 254 {
-		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: "must be an email address"})
-	}
-	if in.Kind == "" {
-		in.Kind = KindReseller
-	}
-	if in.Kind != KindReseller && in.Kind != KindEnterprise && in.Kind != KindInternal {
-		fields = append(fields, apperr.FieldError{Field: "kind", Message: "must be Reseller or Enterprise"})
-	}
-	if len(fields) > 0 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the tenant is invalid").WithFields(fields...)
-	}
-	t := &Tenant{
-		ID: s.newID(), Slug: in.Slug, Name: strings.TrimSpace(in.Name), Kind: in.Kind, Status: StatusActive,
-		ContactEmail: in.ContactEmail, ContactName: in.ContactName, ContactPhone: in.ContactPhone, CreatedAt: s.now(),
-	}
-	if err := s.store.CreateTenant(ctx, t); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
 
 // NewUser is the input of CreateUser.
 type NewUser struct {
@@ -182,7 +113,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
 			WithFields(apperr.FieldError{Field: "password", Message: "must be at least 8 characters"})
 	}
-	tenant, err := s.store.TenantBySlug(ctx, in.TenantSlug)
+	tenantID, err := s.store.TenantIDBySlug(ctx, in.TenantSlug)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +123,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	}
 	now := s.now()
 	u := &User{
-		ID: s.newID(), TenantID: tenant.ID, Email: &email, RegisterMode: "Email", PasswordHash: hash,
+		ID: s.newID(), TenantID: tenantID, Email: &email, RegisterMode: "Email", PasswordHash: hash,
 		IsAdmin: in.Admin, IsTenantAdmin: in.TenantAdmin, LastActive: now, RegisteredAt: now,
 		Profile: DefaultProfile(), ParallelRenderingCeiling: 1,
 	}
@@ -213,9 +144,9 @@ func (s *Service) User(ctx context.Context, tenantID, userID string) (*User, err
 // UserByEmail returns the user of the tenant (by slug) with that email; apperr NotFound when
 // the tenant or the user does not exist.
 func (s *Service) UserByEmail(ctx context.Context, tenantSlug, email string) (*User, error) {
-	tenant, err := s.store.TenantBySlug(ctx, tenantSlug)
+	tenantID, err := s.store.TenantIDBySlug(ctx, tenantSlug)
 	if err != nil {
 		return nil, err
 	}
-	return s.store.UserByEmail(ctx, tenant.ID, strings.ToLower(strings.TrimSpace(email)))
+	return s.store.UserByEmail(ctx, tenantID, strings.ToLower(strings.TrimSpace(email)))
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -22,12 +23,10 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
 	"github.com/motionstudio/platform/services/identity-svc/internal/domaincheck"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
-	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
@@ -41,7 +40,7 @@ type accountParts struct {
 }
 
 // newAccountParts wires the account side of the service on a's database, bus and Redis.
-func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountParts, error) {
+func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountParts, error) {
 	acfg := cfg.Account
 	if err := apikey.ValidBrand(acfg.APIKeys.Brand); err != nil {
 		return nil, err
@@ -50,7 +49,7 @@ func newAccountParts(a *App, cfg config.Config, writer *outbox.Writer, limiter *
 	if err != nil {
 		return nil, err
 	}
-	sealer, err := newWebhookSealer(cfg)
+	sealer, err := newSealer(cfg, key, sealWebhooks)
 	if err != nil {
 		return nil, err
 	}
@@ -125,27 +124,6 @@ func retrySchedule(spec string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// newWebhookSealer seals webhook secrets with ENCRYPTION_KEY, or with a key derived from the
-// signing key for webhooks when none is set.
-func newWebhookSealer(cfg config.Config) (*crypt.Box, error) {
-	if cfg.Auth.EncryptionKey != "" {
-		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		return crypt.New(key)
-	}
-	signing, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
-	if err != nil {
-		return nil, err
-	}
-	key, err := crypt.DeriveKey(signing, "motionstudio identity-svc webhook secrets v1")
-	if err != nil {
-		return nil, err
-	}
-	return crypt.New(key)
 }
 
 // forgetRevokedKeys drops revoked keys from this process's cache. Every replica subscribes

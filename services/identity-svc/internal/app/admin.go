@@ -10,11 +10,15 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
 
@@ -49,11 +53,12 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		slug := fs.String("slug", "", "tenant slug")
 		name := fs.String("name", "", "tenant name")
 		email := fs.String("email", "", "contact email")
-		kind := fs.String("kind", account.KindReseller, "Reseller or Enterprise")
+		kind := fs.String("kind", tenant.KindReseller, "Reseller or Enterprise")
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w\n%s", err, adminUsage)
 		}
-		t, err := accounts.CreateTenant(ctx, account.NewTenant{Slug: *slug, Name: *name, ContactEmail: *email, Kind: *kind})
+		tenants := tenant.NewService(store.NewTenants(db, outbox.NewWriter(events.SourceIdentity)), nil, tenant.Options{Now: now, NewID: newID})
+		t, err := tenants.Create(ctx, actor.Actor{PlatformAdmin: true}, tenant.New{Slug: *slug, Name: *name, ContactEmail: *email, Kind: *kind})
 		if err != nil {
 			return err
 		}
@@ -86,7 +91,11 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err != nil {
 			return err
 		}
-		signer, err := newSigner(cfg)
+		key, err := signingKey(cfg)
+		if err != nil {
+			return err
+		}
+		signer, err := newSigner(cfg, key)
 		if err != nil {
 			return err
 		}

@@ -27,6 +27,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/api"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"
@@ -88,7 +89,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = ensureStreams(ctx, a.bus, events.StreamIdentityEvents, events.StreamJobs); err != nil {
 		return nil, err
 	}
-	signer, err := newSigner(cfg)
+	key, err := signingKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	signer, err := newSigner(cfg, key)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +108,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	writer := outbox.NewWriter(events.SourceIdentity)
 	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
-	authHandler, sessions, err := newAuthHandler(a, cfg, issuer, limiter)
+	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +134,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
-	if a.accounts, err = newAccountParts(a, cfg, writer, limiter, sessions); err != nil {
+	if a.accounts, err = newAccountParts(a, cfg, key, writer, limiter, sessions); err != nil {
 		return nil, err
 	}
 	accountapi.Register(a.server.Echo, a.accounts.handler, policies)
@@ -172,16 +177,41 @@ func (a *App) Close() {
 	}
 }
 
-func newSigner(cfg config.Config) (*authn.Signer, error) {
-	key, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
-	if err != nil {
-		return nil, err
-	}
+// signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEY, seeds the
+// keys that seal secrets at rest.
+func signingKey(cfg config.Config) (ed25519.PrivateKey, error) {
+	return token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
+}
+
+func newSigner(cfg config.Config, key ed25519.PrivateKey) (*authn.Signer, error) {
 	kid, err := token.KeyID(key.Public().(ed25519.PublicKey))
 	if err != nil {
 		return nil, err
 	}
 	return authn.NewSigner(key, kid, cfg.Issuer)
+}
+
+// Purposes of the sealed secrets; each derives its own key when ENCRYPTION_KEY is not set.
+const (
+	sealMFA      = "motionstudio identity-svc mfa secrets v1"
+	sealWebhooks = "motionstudio identity-svc webhook secrets v1"
+)
+
+// newSealer builds the AES-256-GCM box for one purpose's secrets at rest: ENCRYPTION_KEY when set,
+// otherwise a key derived from the signing key with HKDF under the purpose label.
+func newSealer(cfg config.Config, signing ed25519.PrivateKey, purpose string) (*crypt.Box, error) {
+	if cfg.Auth.EncryptionKey != "" {
+		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
+		if err != nil {
+			return nil, err
+		}
+		return crypt.New(key)
+	}
+	key, err := crypt.DeriveKey(signing, purpose)
+	if err != nil {
+		return nil, err
+	}
+	return crypt.New(key)
 }
 
 func now() time.Time { return time.Now().UTC() }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -13,7 +14,6 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/challenge"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
 	"github.com/motionstudio/platform/services/identity-svc/internal/oauth"
@@ -26,13 +26,13 @@ import (
 
 // newAuthHandler builds the Auth tag's handler and the session store whose revocations the
 // service's policies check (authapi.LiveSessions).
-func newAuthHandler(a *App, cfg config.Config, issuer *token.Issuer, limiter *redisx.Limiter) (*authapi.Handler, *session.Store, error) {
+func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *token.Issuer, limiter *redisx.Limiter) (*authapi.Handler, *session.Store, error) {
 	c := cfg.Auth
 	notifier, err := newNotifier(a, c)
 	if err != nil {
 		return nil, nil, err
 	}
-	sealer, err := newSealer(cfg)
+	sealer, err := newSealer(cfg, key, sealMFA)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -104,27 +104,6 @@ func newNotifier(a *App, c config.Auth) (notify.Notifier, error) {
 	default:
 		return nil, fmt.Errorf("app: NOTIFY_MODE must be dev or live, got %q", c.NotifyMode)
 	}
-}
-
-// newSealer builds the AES-256-GCM box of MFA secrets from ENCRYPTION_KEY, or from a key derived
-// from the signing key when none is set.
-func newSealer(cfg config.Config) (*crypt.Box, error) {
-	if cfg.Auth.EncryptionKey != "" {
-		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		return crypt.New(key)
-	}
-	signing, err := token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
-	if err != nil {
-		return nil, err
-	}
-	key, err := crypt.DeriveKey(signing, "motionstudio identity-svc mfa secrets v1")
-	if err != nil {
-		return nil, err
-	}
-	return crypt.New(key)
 }
 
 var providerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)

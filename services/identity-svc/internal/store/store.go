@@ -25,38 +25,6 @@ type Accounts struct{ db *gorm.DB }
 // NewAccounts returns an Accounts store.
 func NewAccounts(db *gorm.DB) *Accounts { return &Accounts{db: db} }
 
-type tenantModel struct {
-	ID             string `gorm:"primaryKey"`
-	Slug           string
-	Name           string
-	Kind           string
-	Status         string
-	CustomDomain   *string
-	DomainVerified bool
-	ContactEmail   string
-	ContactName    string
-	ContactPhone   string
-	CreatedAt      time.Time
-}
-
-func (tenantModel) TableName() string { return "tenants" }
-
-func toTenantModel(t *account.Tenant) tenantModel {
-	return tenantModel{
-		ID: t.ID, Slug: t.Slug, Name: t.Name, Kind: t.Kind, Status: t.Status, CustomDomain: t.CustomDomain,
-		DomainVerified: t.DomainVerified, ContactEmail: t.ContactEmail, ContactName: t.ContactName,
-		ContactPhone: t.ContactPhone, CreatedAt: t.CreatedAt,
-	}
-}
-
-func (m tenantModel) toDomain() *account.Tenant {
-	return &account.Tenant{
-		ID: m.ID, Slug: m.Slug, Name: m.Name, Kind: m.Kind, Status: m.Status, CustomDomain: m.CustomDomain,
-		DomainVerified: m.DomainVerified, ContactEmail: m.ContactEmail, ContactName: m.ContactName,
-		ContactPhone: m.ContactPhone, CreatedAt: m.CreatedAt,
-	}
-}
-
 type userModel struct {
 	ID                       string `gorm:"primaryKey"`
 	TenantID                 string
@@ -132,19 +100,13 @@ func (m userModel) toDomain() *account.User {
 	}
 }
 
-// CreateTenant inserts t; apperr Conflict when the slug is taken.
-func (s *Accounts) CreateTenant(ctx context.Context, t *account.Tenant) error {
-	m := toTenantModel(t)
-	return pgdb.Translate(s.db.WithContext(ctx).Create(&m).Error, "tenant")
-}
-
-// TenantBySlug finds a tenant; apperr NotFound when there is none.
-func (s *Accounts) TenantBySlug(ctx context.Context, slug string) (*account.Tenant, error) {
-	var m tenantModel
-	if err := s.db.WithContext(ctx).Where("slug = ?", slug).Take(&m).Error; err != nil {
-		return nil, pgdb.Translate(err, "tenant")
+// TenantIDBySlug finds the id of the tenant with that slug; apperr NotFound when there is none.
+func (s *Accounts) TenantIDBySlug(ctx context.Context, slug string) (string, error) {
+	var row struct{ ID string }
+	if err := s.db.WithContext(ctx).Table("tenants").Select("id").Where("slug = ?", slug).Take(&row).Error; err != nil {
+		return "", pgdb.Translate(err, "tenant")
 	}
-	return m.toDomain(), nil
+	return row.ID, nil
 }
 
 // CreateUser inserts u; apperr Conflict when the email or phone is taken in the tenant.

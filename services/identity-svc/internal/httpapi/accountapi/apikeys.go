@@ -11,6 +11,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 )
 
 // APIKeys is what the handlers need of the API key service.
@@ -23,7 +24,7 @@ type APIKeys interface {
 
 // ListApiKeys answers a tenant's keys.
 func (h *Handler) ListApiKeys(c echo.Context, tenantID openapi_types.UUID) error {
-	keys, err := h.apiKeys.List(c.Request().Context(), actorOf(c), tenantID.String())
+	keys, err := h.apiKeys.List(c.Request().Context(), caller.Of(c), tenantID.String())
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func (h *Handler) CreateApiKey(c echo.Context, tenantID openapi_types.UUID) erro
 	for i, s := range body.Scopes {
 		in.Scopes[i] = string(s)
 	}
-	k, secret, err := h.apiKeys.Create(c.Request().Context(), actorOf(c), tenantID.String(), in)
+	k, secret, err := h.apiKeys.Create(c.Request().Context(), caller.Of(c), tenantID.String(), in)
 	if err != nil {
 		return err
 	}
@@ -68,7 +69,7 @@ func (h *Handler) RevokeApiKey(c echo.Context, tenantID, keyID openapi_types.UUI
 			return err
 		}
 	}
-	if err := h.apiKeys.Revoke(c.Request().Context(), actorOf(c), tenantID.String(), keyID.String(), deref(body.Reason)); err != nil {
+	if err := h.apiKeys.Revoke(c.Request().Context(), caller.Of(c), tenantID.String(), keyID.String(), deref(body.Reason)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -80,7 +81,7 @@ func (h *Handler) ValidateApiKey(c echo.Context) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	v, err := h.apiKeys.Validate(c.Request().Context(), actorOf(c), body.KeyPrefix, body.KeyHash, deref(body.IpAddress))
+	v, err := h.apiKeys.Validate(c.Request().Context(), caller.Of(c), body.KeyPrefix, body.KeyHash, deref(body.IpAddress))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 )
 
@@ -29,7 +30,7 @@ type Tenants interface {
 
 // ListTenants answers a page of tenants to a platform admin.
 func (h *Handler) ListTenants(c echo.Context, params ListTenantsParams) error {
-	page, err := h.tenants.List(c.Request().Context(), actorOf(c), tenant.Query{
+	page, err := h.tenants.List(c.Request().Context(), caller.Of(c), tenant.Query{
 		Q: deref(params.Q), Page: pageParam(params.Page), PageSize: pageParam(params.PageSize),
 	})
 	if err != nil {
@@ -48,7 +49,7 @@ func (h *Handler) CreateTenant(c echo.Context) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	t, err := h.tenants.Create(c.Request().Context(), actorOf(c), tenant.New{
+	t, err := h.tenants.Create(c.Request().Context(), caller.Of(c), tenant.New{
 		Slug: body.Slug, Name: body.Name, ContactEmail: string(body.ContactEmail), Kind: string(deref(body.Kind)),
 		ContactName: deref(body.ContactName), ContactPhone: deref(body.ContactPhone),
 	})
@@ -60,7 +61,7 @@ func (h *Handler) CreateTenant(c echo.Context) error {
 
 // GetTenantBySlug resolves a tenant by slug or verified custom domain.
 func (h *Handler) GetTenantBySlug(c echo.Context, slug string) error {
-	t, err := h.tenants.Resolve(c.Request().Context(), actorOf(c), slug)
+	t, err := h.tenants.Resolve(c.Request().Context(), caller.Of(c), slug)
 	if err != nil {
 		return err
 	}
@@ -69,7 +70,7 @@ func (h *Handler) GetTenantBySlug(c echo.Context, slug string) error {
 
 // GetTenant answers one tenant.
 func (h *Handler) GetTenant(c echo.Context, tenantID openapi_types.UUID) error {
-	t, err := h.tenants.Get(c.Request().Context(), actorOf(c), tenantID.String())
+	t, err := h.tenants.Get(c.Request().Context(), caller.Of(c), tenantID.String())
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) erro
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	t, err := h.tenants.Update(c.Request().Context(), actorOf(c), tenantID.String(), tenant.Update{
+	t, err := h.tenants.Update(c.Request().Context(), caller.Of(c), tenantID.String(), tenant.Update{
 		Name: body.Name, ContactName: body.ContactName, ContactPhone: body.ContactPhone,
 		ContactEmail: (*string)(body.ContactEmail), BillingEmail: (*string)(body.BillingEmail), AllowedOrigins: body.AllowedOrigins,
 	})
@@ -94,7 +95,7 @@ func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) erro
 
 // GetTenantBranding answers a tenant's branding.
 func (h *Handler) GetTenantBranding(c echo.Context, tenantID openapi_types.UUID) error {
-	b, err := h.tenants.Branding(c.Request().Context(), actorOf(c), tenantID.String())
+	b, err := h.tenants.Branding(c.Request().Context(), caller.Of(c), tenantID.String())
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (h *Handler) PutTenantBranding(c echo.Context, tenantID openapi_types.UUID)
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	b, err := h.tenants.PutBranding(c.Request().Context(), actorOf(c), tenantID.String(), fromBranding(body))
+	b, err := h.tenants.PutBranding(c.Request().Context(), caller.Of(c), tenantID.String(), fromBranding(body))
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,7 @@ func (h *Handler) VerifyTenantDomain(c echo.Context, tenantID openapi_types.UUID
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	ch, err := h.tenants.VerifyDomain(c.Request().Context(), actorOf(c), tenantID.String(), body.Domain, string(deref(body.Method)))
+	ch, err := h.tenants.VerifyDomain(c.Request().Context(), caller.Of(c), tenantID.String(), body.Domain, string(deref(body.Method)))
 	if err != nil {
 		return err
 	}
@@ -140,7 +141,7 @@ func (h *Handler) GetTenantUsage(c echo.Context, tenantID openapi_types.UUID, pa
 	if params.To != nil {
 		to = params.To.Time
 	}
-	days, err := h.tenants.Usage(c.Request().Context(), actorOf(c), tenantID.String(), from, to)
+	days, err := h.tenants.Usage(c.Request().Context(), caller.Of(c), tenantID.String(), from, to)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 )
 
 // Users is what the handlers need of the user service.
@@ -26,7 +27,7 @@ type Users interface {
 
 // GetMe answers the calling user.
 func (h *Handler) GetMe(c echo.Context) error {
-	u, err := h.users.Me(c.Request().Context(), actorOf(c))
+	u, err := h.users.Me(c.Request().Context(), caller.Of(c))
 	if err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ func (h *Handler) UpdateMe(c echo.Context) error {
 	if body.BirthDate != nil {
 		in.BirthDate = &body.BirthDate.Time
 	}
-	u, err := h.users.UpdateMe(c.Request().Context(), actorOf(c), in)
+	u, err := h.users.UpdateMe(c.Request().Context(), caller.Of(c), in)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func (h *Handler) UpdateMe(c echo.Context) error {
 
 // GetMyBalance answers the calling user's balances.
 func (h *Handler) GetMyBalance(c echo.Context) error {
-	u, err := h.users.Me(c.Request().Context(), actorOf(c))
+	u, err := h.users.Me(c.Request().Context(), caller.Of(c))
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (h *Handler) SetMyAvatar(c echo.Context) error {
 	if body.AvatarId != nil {
 		id = body.AvatarId.String()
 	}
-	u, err := h.users.SetAvatar(c.Request().Context(), actorOf(c), id, deref(body.AvatarUrl))
+	u, err := h.users.SetAvatar(c.Request().Context(), caller.Of(c), id, deref(body.AvatarUrl))
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (h *Handler) SetMyAvatar(c echo.Context) error {
 
 // GetUser answers one user to an admin.
 func (h *Handler) GetUser(c echo.Context, userID openapi_types.UUID) error {
-	u, err := h.users.User(c.Request().Context(), actorOf(c), userID.String())
+	u, err := h.users.User(c.Request().Context(), caller.Of(c), userID.String())
 	if err != nil {
 		return err
 	}
@@ -98,7 +99,7 @@ func (h *Handler) ListUsers(c echo.Context, params ListUsersParams) error {
 	if params.TenantId != nil {
 		q.TenantID = params.TenantId.String()
 	}
-	page, err := h.users.List(c.Request().Context(), actorOf(c), q)
+	page, err := h.users.List(c.Request().Context(), caller.Of(c), q)
 	if err != nil {
 		return err
 	}
@@ -117,7 +118,7 @@ func (h *Handler) BanUser(c echo.Context, userID openapi_types.UUID) error {
 	if err := httpx.Bind(c, &body); err != nil {
 		return err
 	}
-	if err := h.users.BanUser(c.Request().Context(), actorOf(c), userID.String(), body.Reason, body.UnblockDate); err != nil {
+	if err := h.users.BanUser(c.Request().Context(), caller.Of(c), userID.String(), body.Reason, body.UnblockDate); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
@@ -23,7 +24,7 @@ type Webhooks interface {
 
 // ListWebhooks answers a tenant's webhooks.
 func (h *Handler) ListWebhooks(c echo.Context, tenantID openapi_types.UUID) error {
-	hooks, err := h.webhooks.List(c.Request().Context(), actorOf(c), tenantID.String())
+	hooks, err := h.webhooks.List(c.Request().Context(), caller.Of(c), tenantID.String())
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func (h *Handler) CreateWebhook(c echo.Context, tenantID openapi_types.UUID) err
 	for i, e := range body.Events {
 		names[i] = string(e)
 	}
-	w, secret, err := h.webhooks.Create(c.Request().Context(), actorOf(c), tenantID.String(), body.Name, body.Url, names)
+	w, secret, err := h.webhooks.Create(c.Request().Context(), caller.Of(c), tenantID.String(), body.Name, body.Url, names)
 	if err != nil {
 		return err
 	}
@@ -58,7 +59,7 @@ func (h *Handler) CreateWebhook(c echo.Context, tenantID openapi_types.UUID) err
 
 // DeleteWebhook deletes a webhook.
 func (h *Handler) DeleteWebhook(c echo.Context, tenantID, webhookID openapi_types.UUID) error {
-	if err := h.webhooks.Delete(c.Request().Context(), actorOf(c), tenantID.String(), webhookID.String()); err != nil {
+	if err := h.webhooks.Delete(c.Request().Context(), caller.Of(c), tenantID.String(), webhookID.String()); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -66,7 +67,7 @@ func (h *Handler) DeleteWebhook(c echo.Context, tenantID, webhookID openapi_type
 
 // ListWebhookDeliveries answers a webhook's recent attempts.
 func (h *Handler) ListWebhookDeliveries(c echo.Context, tenantID, webhookID openapi_types.UUID) error {
-	attempts, err := h.webhooks.Attempts(c.Request().Context(), actorOf(c), tenantID.String(), webhookID.String())
+	attempts, err := h.webhooks.Attempts(c.Request().Context(), caller.Of(c), tenantID.String(), webhookID.String())
 	if err != nil {
 		return err
 	}

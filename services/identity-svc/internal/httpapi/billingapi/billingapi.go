@@ -9,7 +9,6 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
 // Handler implements ServerInterface.
@@ -52,18 +51,6 @@ func Policies(v *authn.Verifier) httpx.Policies {
 // Register mounts this package's operations on e with the service's merged policies.
 func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
-}
-
-// actorOf is the caller the policy admitted.
-func actorOf(c echo.Context) actor.Actor {
-	cl := authn.FromContext(c)
-	if cl == nil {
-		return actor.Actor{}
-	}
-	if cl.IsService() {
-		return actor.Actor{Service: true}
-	}
-	return actor.Actor{UserID: cl.Subject, TenantID: cl.TenantID, PlatformAdmin: cl.Admin, TenantAdmin: cl.TenantAdmin}
 }
 
 // meta builds the pagination block of a paged list.

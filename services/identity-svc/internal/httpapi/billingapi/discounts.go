@@ -7,6 +7,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 )
 
 // CreateDiscount creates a discount code in the caller's tenant (administrators only).
@@ -27,7 +28,7 @@ func (h *Handler) CreateDiscount(c echo.Context) error {
 	for _, id := range deref(body.AppliesToPlanIds) {
 		d.AppliesToPlanIDs = append(d.AppliesToPlanIDs, id.String())
 	}
-	if err := h.billing.CreateDiscount(c.Request().Context(), actorOf(c), d); err != nil {
+	if err := h.billing.CreateDiscount(c.Request().Context(), caller.Of(c), d); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusCreated, toDiscountResponse(d))
@@ -36,7 +37,7 @@ func (h *Handler) CreateDiscount(c echo.Context) error {
 // ListDiscounts answers a page of the caller's tenant's discount codes (administrators only).
 func (h *Handler) ListDiscounts(c echo.Context, params ListDiscountsParams) error {
 	page, size := pageParam(params.Page), pageParam(params.PageSize)
-	ds, total, err := h.billing.Discounts(c.Request().Context(), actorOf(c), page, size)
+	ds, total, err := h.billing.Discounts(c.Request().Context(), caller.Of(c), page, size)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func (h *Handler) ValidateDiscount(c echo.Context) error {
 	if body.PlanId != nil {
 		planID = body.PlanId.String()
 	}
-	v, err := h.billing.ValidateDiscount(c.Request().Context(), actorOf(c), body.Code, planID)
+	v, err := h.billing.ValidateDiscount(c.Request().Context(), caller.Of(c), body.Code, planID)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 )
 
 // maxNotificationBytes bounds a gateway notification's body.
@@ -35,7 +36,7 @@ type Billing interface {
 
 // ListPlans answers the active plans of the caller's tenant.
 func (h *Handler) ListPlans(c echo.Context, params ListPlansParams) error {
-	plans, err := h.billing.Plans(c.Request().Context(), actorOf(c), string(deref(params.Scope)))
+	plans, err := h.billing.Plans(c.Request().Context(), caller.Of(c), string(deref(params.Scope)))
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func (h *Handler) ListPlans(c echo.Context, params ListPlansParams) error {
 
 // GetPlan answers one active plan of the caller's tenant.
 func (h *Handler) GetPlan(c echo.Context, planID openapi_types.UUID) error {
-	p, err := h.billing.Plan(c.Request().Context(), actorOf(c), planID.String())
+	p, err := h.billing.Plan(c.Request().Context(), caller.Of(c), planID.String())
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func (h *Handler) GetPlan(c echo.Context, planID openapi_types.UUID) error {
 
 // GetMyPlan answers the caller's current plan.
 func (h *Handler) GetMyPlan(c echo.Context) error {
-	up, err := h.billing.MyPlan(c.Request().Context(), actorOf(c))
+	up, err := h.billing.MyPlan(c.Request().Context(), caller.Of(c))
 	if err != nil {
 		return err
 	}
@@ -78,7 +79,7 @@ func (h *Handler) PurchasePlan(c echo.Context) error {
 	if err := requiredID("plan_id", body.PlanId); err != nil {
 		return err
 	}
-	res, err := h.billing.Purchase(c.Request().Context(), actorOf(c), billing.PurchaseInput{
+	res, err := h.billing.Purchase(c.Request().Context(), caller.Of(c), billing.PurchaseInput{
 		PlanID: body.PlanId.String(), Gateway: string(deref(body.Gateway)), DiscountCode: deref(body.DiscountCode),
 	})
 	if err != nil {
@@ -92,7 +93,7 @@ func (h *Handler) PurchasePlan(c echo.Context) error {
 // ListPayments answers a page of the caller's payments.
 func (h *Handler) ListPayments(c echo.Context, params ListPaymentsParams) error {
 	page, size := pageParam(params.Page), pageParam(params.PageSize)
-	ps, total, err := h.billing.Payments(c.Request().Context(), actorOf(c), page, size)
+	ps, total, err := h.billing.Payments(c.Request().Context(), caller.Of(c), page, size)
 	if err != nil {
 		return err
 	}
@@ -105,7 +106,7 @@ func (h *Handler) ListPayments(c echo.Context, params ListPaymentsParams) error 
 
 // GetPayment answers one of the caller's payments.
 func (h *Handler) GetPayment(c echo.Context, paymentID openapi_types.UUID) error {
-	p, err := h.billing.Payment(c.Request().Context(), actorOf(c), paymentID.String())
+	p, err := h.billing.Payment(c.Request().Context(), caller.Of(c), paymentID.String())
 	if err != nil {
 		return err
 	}

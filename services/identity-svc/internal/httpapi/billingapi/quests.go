@@ -8,6 +8,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 )
 
@@ -21,7 +22,7 @@ type Quests interface {
 
 // ListQuests answers the caller's tenant's quests with the caller's progress.
 func (h *Handler) ListQuests(c echo.Context) error {
-	qs, err := h.quests.Quests(c.Request().Context(), actorOf(c))
+	qs, err := h.quests.Quests(c.Request().Context(), caller.Of(c))
 	if err != nil {
 		return err
 	}
@@ -34,7 +35,7 @@ func (h *Handler) ListQuests(c echo.Context) error {
 
 // ClaimQuest claims a completed quest's prize.
 func (h *Handler) ClaimQuest(c echo.Context, questID openapi_types.UUID) error {
-	cl, err := h.quests.Claim(c.Request().Context(), actorOf(c), questID.String())
+	cl, err := h.quests.Claim(c.Request().Context(), caller.Of(c), questID.String())
 	if err != nil {
 		return err
 	}
@@ -51,7 +52,7 @@ func (h *Handler) ClaimQuest(c echo.Context, questID openapi_types.UUID) error {
 
 // ListEarnedGifts answers the caller's unused gifts.
 func (h *Handler) ListEarnedGifts(c echo.Context) error {
-	gs, err := h.quests.EarnedGifts(c.Request().Context(), actorOf(c))
+	gs, err := h.quests.EarnedGifts(c.Request().Context(), caller.Of(c))
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func (h *Handler) ListEarnedGifts(c echo.Context) error {
 
 // UseEarnedGift uses one of the caller's gifts.
 func (h *Handler) UseEarnedGift(c echo.Context, earnedGiftID openapi_types.UUID) error {
-	g, err := h.quests.UseGift(c.Request().Context(), actorOf(c), earnedGiftID.String())
+	g, err := h.quests.UseGift(c.Request().Context(), caller.Of(c), earnedGiftID.String())
 	if err != nil {
 		return err
 	}
