@@ -14,7 +14,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/content-svc/internal/paging"
+	"github.com/motionstudio/platform/pkg/paging"
 )
 
 // Handler implements ServerInterface.

@@ -10,9 +10,9 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/media"
-	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
 
 // fontBodyLimit bounds a font upload request.

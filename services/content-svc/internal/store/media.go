@@ -7,9 +7,9 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/content-svc/internal/media"
-	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 )
 
 // Media implements media.Store.

@@ -11,8 +11,8 @@ import (
 	"gorm.io/gorm/clause"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/pkg/pgdb"
-	"github.com/motionstudio/platform/services/content-svc/internal/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/site"
 )
 

@@ -10,17 +10,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
 // Genders returns the genders a profile may state.
 func Genders() []string { return []string{"Male", "Female", "Other", "PreferNotToSay"} }
-
-// Paging limits of every list.
-const (
-	DefaultPageSize = 20
-	MaxPageSize     = 100
-)
 
 // UserUpdate changes the fields that are not nil.
 type UserUpdate struct {
@@ -230,11 +225,11 @@ func (s *Users) List(ctx context.Context, a actor.Actor, q UserQuery) (UserPage,
 		}
 		q.TenantID = a.TenantID
 	}
-	page, size, err := Paging(q.Page, q.PageSize)
+	p, err := paging.Ints(q.Page, q.PageSize)
 	if err != nil {
 		return UserPage{}, err
 	}
-	q.Page, q.PageSize = page, size
+	q.Page, q.PageSize = p.Number, p.Size
 	q.Q = strings.ToLower(strings.TrimSpace(q.Q))
 	if utf8.RuneCountInString(q.Q) > 200 {
 		return UserPage{}, apperr.E(apperr.Invalid, "validation_failed", "the search is too long").
@@ -246,28 +241,6 @@ func (s *Users) List(ctx context.Context, a actor.Actor, q UserQuery) (UserPage,
 	}
 	out.Page, out.PageSize = q.Page, q.PageSize
 	return out, nil
-}
-
-// Paging applies the defaults (page 1, size 20) and checks the bounds (size at most 100); it
-// returns apperr Invalid for out-of-range values.
-func Paging(page, size int) (int, int, error) {
-	if page == 0 {
-		page = 1
-	}
-	if size == 0 {
-		size = DefaultPageSize
-	}
-	var fields []apperr.FieldError
-	if page < 1 || page > 100000 {
-		fields = append(fields, apperr.FieldError{Field: "page", Message: "must be between 1 and 100000"})
-	}
-	if size < 1 || size > MaxPageSize {
-		fields = append(fields, apperr.FieldError{Field: "page_size", Message: "must be between 1 and 100"})
-	}
-	if len(fields) > 0 {
-		return 0, 0, apperr.E(apperr.Invalid, "invalid_paging", "the page is out of range").WithFields(fields...)
-	}
-	return page, size, nil
 }
 
 // BanUser bans a user until a future date or without end, records who did it and why, and

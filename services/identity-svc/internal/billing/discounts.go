@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -30,16 +31,12 @@ func (s *Service) CreateDiscount(ctx context.Context, a actor.Actor, d *Discount
 }
 
 // Discounts lists the discount codes of the actor's tenant, newest first; apperr Forbidden for
-// callers who are not its administrators and Invalid for a bad page.
-func (s *Service) Discounts(ctx context.Context, a actor.Actor, page, size int) ([]Discount, int64, error) {
+// callers who are not its administrators. The page is validated by the caller.
+func (s *Service) Discounts(ctx context.Context, a actor.Actor, p paging.Page) ([]Discount, int64, error) {
 	if !a.IsAdmin() || a.UserID == "" {
 		return nil, 0, apperr.E(apperr.Forbidden, "forbidden", "only administrators list discounts")
 	}
-	page, size, err := Paging(page, size)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.store.Discounts(ctx, a.TenantID, page, size)
+	return s.store.Discounts(ctx, a.TenantID, p.Number, p.Size)
 }
 
 // Validation is what a discount code would give.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -291,13 +292,9 @@ func (s *Service) settle(ctx context.Context, p *Payment, o Outcome) error {
 	return err
 }
 
-// Payments lists the actor's payments, newest first; apperr Invalid for a bad page.
-func (s *Service) Payments(ctx context.Context, a actor.Actor, page, size int) ([]Payment, int64, error) {
-	page, size, err := Paging(page, size)
-	if err != nil {
-		return nil, 0, err
-	}
-	return s.store.Payments(ctx, a.UserID, page, size)
+// Payments lists one validated page of the actor's payments, newest first.
+func (s *Service) Payments(ctx context.Context, a actor.Actor, p paging.Page) ([]Payment, int64, error) {
+	return s.store.Payments(ctx, a.UserID, p.Number, p.Size)
 }
 
 // Payment answers one of the actor's payments; apperr NotFound for anyone else's.
@@ -354,19 +351,4 @@ func (s *Service) Refund(ctx context.Context, in RefundInput) (*Refund, error) {
 			CreatedAt: s.o.Now(),
 		}, nil
 	})
-}
-
-// Paging applies the defaults (page 1, 20 per page) and limits (at most 100 per page); apperr
-// Invalid for a page or size below 1 (-1 stands for an explicit 0) or a size above 100.
-func Paging(page, size int) (int, int, error) {
-	if page == 0 {
-		page = 1
-	}
-	if size == 0 {
-		size = 20
-	}
-	if page < 1 || size < 1 || size > 100 {
-		return 0, 0, apperr.E(apperr.Invalid, "invalid_page", "page must be at least 1 and page_size between 1 and 100")
-	}
-	return page, size, nil
 }

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -170,17 +171,17 @@ func (s *Service) List(ctx context.Context, a actor.Actor, q Query) (Page, error
 	if !a.PlatformAdmin {
 		return Page{}, apperr.E(apperr.Forbidden, "admin_required", "a platform administrator is required")
 	}
-	page, size, err := paging(q.Page, q.PageSize)
+	p, err := paging.Ints(q.Page, q.PageSize)
 	if err != nil {
 		return Page{}, err
 	}
-	q.Page, q.PageSize = page, size
+	q.Page, q.PageSize = p.Number, p.Size
 	q.Q = strings.ToLower(strings.TrimSpace(q.Q))
 	out, err := s.store.List(ctx, q)
 	if err != nil {
 		return Page{}, err
 	}
-	out.Page, out.PageSize = page, size
+	out.Page, out.PageSize = p.Number, p.Size
 	return out, nil
 }
 
@@ -328,25 +329,4 @@ func lengths(values map[string]*string) []apperr.FieldError {
 	}
 	slices.SortFunc(fields, func(a, b apperr.FieldError) int { return strings.Compare(a.Field, b.Field) })
 	return fields
-}
-
-// paging applies the defaults (page 1, size 20) and the bounds (size at most 100).
-func paging(page, size int) (int, int, error) {
-	if page == 0 {
-		page = 1
-	}
-	if size == 0 {
-		size = 20
-	}
-	var fields []apperr.FieldError
-	if page < 1 || page > 100000 {
-		fields = append(fields, apperr.FieldError{Field: "page", Message: "must be between 1 and 100000"})
-	}
-	if size < 1 || size > 100 {
-		fields = append(fields, apperr.FieldError{Field: "page_size", Message: "must be between 1 and 100"})
-	}
-	if len(fields) > 0 {
-		return 0, 0, apperr.E(apperr.Invalid, "invalid_paging", "the page is out of range").WithFields(fields...)
-	}
-	return page, size, nil
 }

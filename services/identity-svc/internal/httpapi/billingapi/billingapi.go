@@ -9,6 +9,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 )
 
 // Handler implements ServerInterface.
@@ -53,28 +54,9 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
-// meta builds the pagination block of a paged list.
-func meta(page, size int, total int64) PaginationMeta {
-	if page == 0 {
-		page = 1
-	}
-	if size == 0 {
-		size = 20
-	}
-	return PaginationMeta{Page: page, PageSize: size, Total: int(total), HasMore: int64(page*size) < total}
-}
-
-// pageParam maps an absent paging parameter to 0 (the default) and an explicit 0 to -1, so
-// that the domain refuses it.
-func pageParam(p *int) int {
-	switch {
-	case p == nil:
-		return 0
-	case *p == 0:
-		return -1
-	default:
-		return *p
-	}
+// toMeta maps the answered page's description to the wire's pagination block.
+func toMeta(m paging.Meta) PaginationMeta {
+	return PaginationMeta{Page: m.Page, PageSize: m.PageSize, Total: m.Total, HasMore: m.HasMore}
 }
 
 func deref[T any](p *T) T {

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
 )
@@ -36,12 +37,15 @@ func (h *Handler) CreateDiscount(c echo.Context) error {
 
 // ListDiscounts answers a page of the caller's tenant's discount codes (administrators only).
 func (h *Handler) ListDiscounts(c echo.Context, params ListDiscountsParams) error {
-	page, size := pageParam(params.Page), pageParam(params.PageSize)
-	ds, total, err := h.billing.Discounts(c.Request().Context(), caller.Of(c), page, size)
+	page, err := paging.New(params.Page, params.PageSize)
 	if err != nil {
 		return err
 	}
-	out := DiscountPage{Data: make([]Discount, len(ds)), Meta: meta(page, size, total)}
+	ds, total, err := h.billing.Discounts(c.Request().Context(), caller.Of(c), page)
+	if err != nil {
+		return err
+	}
+	out := DiscountPage{Data: make([]Discount, len(ds)), Meta: toMeta(page.Meta(int(total)))}
 	for i := range ds {
 		out.Data[i] = toDiscountResponse(&ds[i])
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
@@ -24,13 +25,13 @@ type Billing interface {
 	Plan(ctx context.Context, a actor.Actor, planID string) (*billing.Plan, error)
 	MyPlan(ctx context.Context, a actor.Actor) (*billing.UserPlan, error)
 	Purchase(ctx context.Context, a actor.Actor, in billing.PurchaseInput) (billing.Purchased, error)
-	Payments(ctx context.Context, a actor.Actor, page, size int) ([]billing.Payment, int64, error)
+	Payments(ctx context.Context, a actor.Actor, page paging.Page) ([]billing.Payment, int64, error)
 	Payment(ctx context.Context, a actor.Actor, paymentID string) (*billing.Payment, error)
 	CompleteRedirect(ctx context.Context, authority, status string) (string, error)
 	Notify(ctx context.Context, signature string, body []byte) error
 	Refund(ctx context.Context, in billing.RefundInput) (*billing.Refund, error)
 	CreateDiscount(ctx context.Context, a actor.Actor, d *billing.Discount) error
-	Discounts(ctx context.Context, a actor.Actor, page, size int) ([]billing.Discount, int64, error)
+	Discounts(ctx context.Context, a actor.Actor, page paging.Page) ([]billing.Discount, int64, error)
 	ValidateDiscount(ctx context.Context, a actor.Actor, code, planID string) (billing.Validation, error)
 }
 
@@ -92,12 +93,15 @@ func (h *Handler) PurchasePlan(c echo.Context) error {
 
 // ListPayments answers a page of the caller's payments.
 func (h *Handler) ListPayments(c echo.Context, params ListPaymentsParams) error {
-	page, size := pageParam(params.Page), pageParam(params.PageSize)
-	ps, total, err := h.billing.Payments(c.Request().Context(), caller.Of(c), page, size)
+	page, err := paging.New(params.Page, params.PageSize)
 	if err != nil {
 		return err
 	}
-	out := PaymentPage{Data: make([]Payment, len(ps)), Meta: meta(page, size, total)}
+	ps, total, err := h.billing.Payments(c.Request().Context(), caller.Of(c), page)
+	if err != nil {
+		return err
+	}
+	out := PaymentPage{Data: make([]Payment, len(ps)), Meta: toMeta(page.Meta(int(total)))}
 	for i := range ps {
 		out.Data[i] = toPaymentResponse(&ps[i])
 	}
