@@ -21,7 +21,7 @@ const fontBodyLimit = 20 << 20
 // Media is what the handlers need of the media service.
 type Media interface {
 	Fonts(ctx context.Context) ([]media.Font, error)
-	CreateFont(ctx context.Context, in media.NewFont, file io.Reader, size int64) (media.Font, error)
+	CreateFont(ctx context.Context, in media.NewFont, file io.Reader) (media.Font, error)
 	DeleteFont(ctx context.Context, id string) error
 	Music(ctx context.Context, f media.MusicFilter, p paging.Page) ([]media.MusicTrack, paging.Meta, error)
 	CreateMusicTrack(ctx context.Context, t media.MusicTrack) (media.MusicTrack, error)
@@ -62,7 +62,7 @@ func (h *Handler) CreateFont(c echo.Context) error {
 		return formError(err, fontBodyLimit)
 	}
 	defer func() { _ = req.MultipartForm.RemoveAll() }()
-	file, header, err := req.FormFile("file")
+	file, _, err := req.FormFile("file")
 	if err != nil {
 		return check.Invalid("file", "is required")
 	}
@@ -75,8 +75,7 @@ func (h *Handler) CreateFont(c echo.Context) error {
 	}
 	f, err := h.media.CreateFont(req.Context(), media.NewFont{
 		Name: req.FormValue("name"), Family: req.FormValue("family"), Direction: req.FormValue("direction"), IsPremium: premium,
-		Filename: header.Filename,
-	}, file, header.Size)
+	}, file)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
-	"path"
 	"strings"
 	"time"
 
@@ -39,9 +37,6 @@ type NewFont struct {
 	Family    string
 	Direction string
 	IsPremium bool
-	// Filename is the uploaded file's name; its extension names the format of a file whose
-	// bytes are not recognised.
-	Filename string
 }
 
 // MusicTrack is a piece of music a video can use.
@@ -95,58 +90,14 @@ func NewService(store Store, objects Objects) *Service {
 	return &Service{store: store, objects: objects}
 }
 
-// fontTypes maps each accepted font format to its leading bytes and content type.
-var fontTypes = []struct {
-	format, contentType string
-	magic               [][]byte
-}{
-	{"ttf", "font/ttf", [][]byte{{0x00, 0x01, 0x00, 0x00}, []byte("true")}},
-	{"otf", "font/otf", [][]byte{[]byte("OTTO")}},
-	{"woff", "font/woff", [][]byte{[]byte("wOFF")}},
-	{"woff2", "font/woff2", [][]byte{[]byte("wOF2")}},
-}
-
-// fontFormat names the format of a font file: by its first bytes when they are a font's, else
-// by the extension of its name when its bytes are not recognised as any other kind of file
-// (an image, a PDF, an archive...). It answers false when neither names a font format.
-func fontFormat(head []byte, filename string) (format, contentType string, ok bool) {
-	if format, contentType, ok = DetectFontFormat(head); ok {
-		return format, contentType, true
-	}
-	sniffed := http.DetectContentType(head)
-	if sniffed != "application/octet-stream" && !strings.HasPrefix(sniffed, "text/plain") {
-		return "", "", false
-	}
-	ext := strings.ToLower(strings.TrimPrefix(path.Ext(filename), "."))
-	for _, t := range fontTypes {
-		if t.format == ext {
-			return t.format, t.contentType, true
-		}
-	}
-	return "", "", false
-}
-
-// DetectFontFormat names the font format of a file from its first bytes: ttf, otf, woff or
-// woff2, and false for anything else.
-func DetectFontFormat(head []byte) (format, contentType string, ok bool) {
-	for _, t := range fontTypes {
-		for _, m := range t.magic {
-			if bytes.HasPrefix(head, m) {
-				return t.format, t.contentType, true
-			}
-		}
-	}
-	return "", "", false
-}
-
 // Fonts lists every font by family and name.
 func (s *Service) Fonts(ctx context.Context) ([]Font, error) { return s.store.Fonts(ctx) }
 
-// CreateFont checks the fields and the file's type (by content, or by name for bytes not
-// recognised as anything else), stores the file and records the font. It returns Invalid for
+// CreateFont checks the fields and that the file parses as a font, stores the file and records
+// the font. It returns Invalid for
 // bad fields, Unsupported when the file is not a TTF, OTF, WOFF or WOFF2 font, and
 // Unavailable when storage cannot be reached.
-func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader, size int64) (Font, error) {
+func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader) (Font, error) {
 	if in.Direction == "" {
 		in.Direction = "ltr"
 	}
@@ -157,22 +108,21 @@ func (s *Service) CreateFont(ctx context.Context, in NewFont, file io.Reader, si
 	if err := c.Err(); err != nil {
 		return Font{}, err
 	}
-	head := make([]byte, 512)
-	n, err := io.ReadFull(file, head)
-	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+	data, err := io.ReadAll(file)
+	if err != nil {
 		return Font{}, apperr.Wrap(err, apperr.Invalid, "unreadable_file", "the font file could not be read")
 	}
-	format, contentType, ok := fontFormat(head[:n], in.Filename)
+	format, contentType, ok := ParseFontFormat(data)
 	if !ok {
 		return Font{}, apperr.E(apperr.Unsupported, "unsupported_font", "the file is not a TTF, OTF, WOFF or WOFF2 font")
 	}
 	f := Font{
 		ID: uuid.Must(uuid.NewV7()).String(), Name: strings.TrimSpace(in.Name), Family: strings.TrimSpace(in.Family),
-		Direction: in.Direction, IsPremium: in.IsPremium, Format: format, SizeBytes: size, CreatedAt: time.Now().UTC(),
+		Direction: in.Direction, IsPremium: in.IsPremium, Format: format, SizeBytes: int64(len(data)), CreatedAt: time.Now().UTC(),
 	}
 	f.ObjectKey = fmt.Sprintf("fonts/%s.%s", f.ID, format)
 	f.URL = s.objects.URL(f.ObjectKey)
-	if err := s.objects.Put(ctx, f.ObjectKey, io.MultiReader(bytes.NewReader(head[:n]), file), size, contentType); err != nil {
+	if err := s.objects.Put(ctx, f.ObjectKey, bytes.NewReader(data), int64(len(data)), contentType); err != nil {
 		return Font{}, err
 	}
 	if err := s.store.CreateFont(ctx, f); err != nil {
