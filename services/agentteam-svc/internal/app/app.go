@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"time"
+
+	"github.com/google/uuid"
 
 	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
@@ -18,9 +21,13 @@ import (
 	"github.com/motionstudio/platform/pkg/pgdb"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
@@ -76,8 +83,15 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	handler := httpapi.NewHandler(board.NewService(store.NewBoard(a.db)))
-	if err = httpapi.Register(a.server.Echo, handler, verifier); err != nil {
+	orgs := store.NewOrgs(a.db)
+	checker := access.NewChecker(orgs)
+	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
+	boardHandler := boardapi.NewHandler(board.NewService(store.NewBoard(a.db)))
+	err = httpapi.Mount(a.server.Echo,
+		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
+		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
+	)
+	if err != nil {
 		return nil, err
 	}
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
@@ -105,6 +119,10 @@ func (a *App) Close() {
 		_ = pgdb.Close(a.db)
 	}
 }
+
+func newID() string { return uuid.Must(uuid.NewV7()).String() }
+
+func now() time.Time { return time.Now().UTC() }
 
 // ensureStreams creates or updates the named streams of the event catalogue, the ones this
 // service publishes into.

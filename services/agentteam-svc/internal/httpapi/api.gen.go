@@ -4,10 +4,7 @@
 package httpapi
 
 import (
-	"time"
-
 	"github.com/labstack/echo/v4"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for PingModule.
@@ -46,48 +43,6 @@ func (e PingStatus) Valid() bool {
 	}
 }
 
-// Defines values for WorkItemAssigneeKind.
-const (
-	Agent  WorkItemAssigneeKind = "Agent"
-	Member WorkItemAssigneeKind = "Member"
-)
-
-// Valid indicates whether the value is a known member of the WorkItemAssigneeKind enum.
-func (e WorkItemAssigneeKind) Valid() bool {
-	switch e {
-	case Agent:
-		return true
-	case Member:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for WorkItemStatus.
-const (
-	Backlog    WorkItemStatus = "Backlog"
-	Done       WorkItemStatus = "Done"
-	InProgress WorkItemStatus = "InProgress"
-	InReview   WorkItemStatus = "InReview"
-)
-
-// Valid indicates whether the value is a known member of the WorkItemStatus enum.
-func (e WorkItemStatus) Valid() bool {
-	switch e {
-	case Backlog:
-		return true
-	case Done:
-		return true
-	case InProgress:
-		return true
-	case InReview:
-		return true
-	default:
-		return false
-	}
-}
-
 // Ping defines model for Ping.
 type Ping struct {
 	Module PingModule `json:"module"`
@@ -100,35 +55,11 @@ type PingModule string
 // PingStatus defines model for Ping.Status.
 type PingStatus string
 
-// WorkItem defines model for WorkItem.
-type WorkItem struct {
-	AssigneeId   *openapi_types.UUID   `json:"assigneeId"`
-	AssigneeKind *WorkItemAssigneeKind `json:"assigneeKind"`
-	CreatedAt    time.Time             `json:"createdAt"`
-	Description  string                `json:"description"`
-	Id           openapi_types.UUID    `json:"id"`
-	ParentId     *openapi_types.UUID   `json:"parentId"`
-	Status       WorkItemStatus        `json:"status"`
-	TeamId       openapi_types.UUID    `json:"teamId"`
-	Title        string                `json:"title"`
-	Type         string                `json:"type"`
-	UpdatedAt    time.Time             `json:"updatedAt"`
-}
-
-// WorkItemAssigneeKind defines model for WorkItem.AssigneeKind.
-type WorkItemAssigneeKind string
-
-// WorkItemStatus defines model for WorkItem.Status.
-type WorkItemStatus string
-
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// PingAssembler Agent-run module ping
 	// (GET /api/assembler/ping)
 	PingAssembler(ctx echo.Context) error
-	// GetCartable Tasks assigned to the caller as a member, most recently updated first
-	// (GET /api/orgboard/cartable)
-	GetCartable(ctx echo.Context) error
 	// PingOrgboard Organization board module ping
 	// (GET /api/orgboard/ping)
 	PingOrgboard(ctx echo.Context) error
@@ -148,15 +79,6 @@ func (w *ServerInterfaceWrapper) PingAssembler(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.PingAssembler(ctx)
-	return err
-}
-
-// GetCartable converts echo context to params.
-func (w *ServerInterfaceWrapper) GetCartable(ctx echo.Context) error {
-	var err error
-
-	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetCartable(ctx)
 	return err
 }
 
@@ -228,6 +150,5 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/orgboard/ping", wrapper.PingOrgboard, options.OperationMiddlewares["pingOrgboard"]...)
 	router.GET(options.BaseURL+"/api/skills/ping", wrapper.PingSkills, options.OperationMiddlewares["pingSkills"]...)
 	router.GET(options.BaseURL+"/api/assembler/ping", wrapper.PingAssembler, options.OperationMiddlewares["pingAssembler"]...)
-	router.GET(options.BaseURL+"/api/orgboard/cartable", wrapper.GetCartable, options.OperationMiddlewares["getCartable"]...)
 
 }

@@ -1,0 +1,3 @@
+package boardapi
+
+//go:generate oapi-codegen -config oapi-codegen.yaml ../../../api/openapi.yaml
