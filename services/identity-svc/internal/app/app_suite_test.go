@@ -63,6 +63,7 @@ var _ = BeforeSuite(func() {
 	configureTestIdP(&cfg)
 	cfg.Auth.RefreshReuseGrace = 0
 	cfg.Auth.LoginPerIP, cfg.Auth.RegisterPerIP, cfg.Auth.LoginPerAccount = authIPLimit, authIPLimit, authAccountLimit
+	cfg.Auth.LoginPerAccountAllAddresses = authAccountAllLimit
 
 	configureAccounts(&cfg)
 	configureBilling(&cfg)

@@ -22,7 +22,9 @@ import (
 const (
 	authIPLimit      = 40
 	authAccountLimit = 5
-	authPassword     = "correct-horse-battery"
+	// authAccountAllLimit limits one account's logins from every address together.
+	authAccountAllLimit = 15
+	authPassword        = "correct-horse-battery"
 )
 
 var authIPs atomic.Int32
@@ -248,10 +250,35 @@ var _ = Describe("logging in", func() {
 		Expect(body["errors"]).To(ContainElement(HaveKeyWithValue("field", "email")))
 	})
 
-	It("limits attempts per account with 429 and Retry-After, whatever the address", func() {
+	It("limits attempts per account and client address with 429 and Retry-After", func() {
 		var last int
 		var retry string
 		for i := 0; i < 2*authAccountLimit && last != http.StatusTooManyRequests; i++ {
+			r := client.Do("POST", "/v1/auth/login", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email, "password": "wrong-password"},
+				"X-Forwarded-For", c.ip)
+			last, retry = r.Status, r.Header.Get("Retry-After")
+			if i < authAccountLimit {
+				Expect(last).To(Equal(http.StatusUnauthorized))
+			}
+		}
+		Expect(last).To(Equal(http.StatusTooManyRequests))
+		Expect(retry).NotTo(BeEmpty())
+	})
+
+	It("lets the owner log in from another address while someone else is locked out guessing", func() {
+		guesser := newAuthClient()
+		var last int
+		for i := 0; i < 2*authAccountLimit && last != http.StatusTooManyRequests; i++ {
+			last, _ = guesser.do("POST", "/v1/auth/login", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email, "password": "wrong-password"})
+		}
+		Expect(last).To(Equal(http.StatusTooManyRequests), "the guesser's address is stopped")
+		authLogin(c, acc, "")
+	})
+
+	It("limits attempts per account with 429 and Retry-After, whatever the address", func() {
+		var last int
+		var retry string
+		for i := 0; i < 2*authAccountAllLimit && last != http.StatusTooManyRequests; i++ {
 			r := client.Do("POST", "/v1/auth/login", "", map[string]any{"tenant_slug": acc.TenantSlug, "email": acc.Email, "password": "wrong-password"},
 				"X-Forwarded-For", authIP())
 			last, retry = r.Status, r.Header.Get("Retry-After")

@@ -126,12 +126,15 @@ type Store interface {
 }
 
 // SessionStore keeps sessions and the hashes of their refresh tokens. Get returns apperr
-// NotFound; Rotate returns apperr Unauthenticated with code invalid_refresh_token for an unknown
-// token or a revoked session, and with code refresh_token_reused after revoking the session
-// when a rotated token comes back grace or more after its rotation.
+// NotFound. Rotate exchanges the session's current token old for next and answers the token
+// the caller now holds: next, or, when old was replaced less than grace ago and its successor is
+// still unused, that same successor (an idempotent retry, never a second branch). It returns
+// apperr Unauthenticated with code invalid_refresh_token for an unknown token or a revoked
+// session, and with code refresh_token_reused after revoking the session for any other
+// presentation of a replaced token.
 type SessionStore interface {
 	Create(ctx context.Context, s Session, refreshHash string) error
-	Rotate(ctx context.Context, oldHash, newHash string, grace time.Duration, use Use) (*Session, error)
+	Rotate(ctx context.Context, old, next string, grace time.Duration, use Use) (*Session, string, error)
 	Get(ctx context.Context, id string) (*Session, error)
 	List(ctx context.Context, userID string) ([]Session, error)
 	Revoke(ctx context.Context, id string) error
@@ -155,8 +158,12 @@ type Limiter interface {
 }
 
 // Limits are the attempt rates of login, registration, verification and password reset.
+// LoginPerAccount counts one account's logins from one client address (tight);
+// LoginPerAccountAll counts them from every address (looser), so that someone guessing from
+// elsewhere exhausts their own allowance long before the owner's.
 type Limits struct {
 	LoginPerIP, LoginPerAccount, LoginPerTenant redisx.Limit
+	LoginPerAccountAll                          redisx.Limit
 	RegisterPerIP, RegisterPerTenant            redisx.Limit
 	VerifyPerIP                                 redisx.Limit
 	ResetPerIP, ResetPerAccount, ResetPerTenant redisx.Limit

@@ -186,7 +186,10 @@ func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenan
 	if err := s.Limiter.Check(ctx, "login:tenant:"+slug, s.Limits.LoginPerTenant); err != nil {
 		return nil, nil, err
 	}
-	if err := s.Limiter.Check(ctx, "login:account:"+slug+":"+account, s.Limits.LoginPerAccount); err != nil {
+	if err := s.Limiter.Check(ctx, "login:account-ip:"+slug+":"+account+":"+in.IPAddress, s.Limits.LoginPerAccount); err != nil {
+		return nil, nil, err
+	}
+	if err := s.Limiter.Check(ctx, "login:account:"+slug+":"+account, s.Limits.LoginPerAccountAll); err != nil {
 		return nil, nil, err
 	}
 	u, tenant, err := s.findAccount(ctx, slug, email, phone)
@@ -301,8 +304,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 			WithFields(apperr.FieldError{Field: "refresh_token", Message: "is required"})
 	}
 	use.UserAgent, use.At = truncate(use.UserAgent, 512), s.Now()
-	next := randomToken()
-	sess, err := s.Sessions.Rotate(ctx, HashToken(refreshToken), HashToken(next), s.Grace, use)
+	sess, next, err := s.Sessions.Rotate(ctx, refreshToken, randomToken(), s.Grace, use)
 	if err != nil {
 		return nil, err
 	}

@@ -7,13 +7,20 @@ type Auth struct {
 	// RefreshTokenTTL is how long an unused session (and its refresh token) lives; every refresh
 	// extends it.
 	RefreshTokenTTL time.Duration `env:"REFRESH_TOKEN_TTL" default:"720h"`
-	// RefreshReuseGrace is how long a rotated refresh token is still accepted, for concurrent
-	// tabs that refresh at the same moment. A later reuse revokes the session.
+	// RefreshReuseGrace is how long a replaced refresh token is still answered the successor it
+	// was rotated to (a retry that lost its answer, or a concurrent tab). Any other reuse
+	// revokes the session.
 	RefreshReuseGrace time.Duration `env:"REFRESH_REUSE_GRACE" default:"10s"`
+
+	// LoginPerAccount limits login attempts on one account from one client address per minute
+	// (and password changes and MFA codes per account).
+	LoginPerAccount int `env:"LOGIN_RATE_LIMIT_ACCOUNT_PER_MIN" default:"10"`
+	// LoginPerAccountAllAddresses, looser, limits login attempts on one account from every
+	// address together per minute, so a guesser elsewhere cannot lock the owner out.
+	LoginPerAccountAllAddresses int `env:"LOGIN_RATE_LIMIT_ACCOUNT_ALL_ADDRESSES_PER_MIN" default:"100"`
 
 	// Rate limits, in attempts per minute.
 	LoginPerIP        int `env:"LOGIN_RATE_LIMIT_IP_PER_MIN" default:"30"`
-	LoginPerAccount   int `env:"LOGIN_RATE_LIMIT_ACCOUNT_PER_MIN" default:"10"`
 	LoginPerTenant    int `env:"LOGIN_RATE_LIMIT_TENANT_PER_MIN" default:"600"`
 	RegisterPerIP     int `env:"REGISTER_RATE_LIMIT_IP_PER_MIN" default:"10"`
 	RegisterPerTenant int `env:"REGISTER_RATE_LIMIT_TENANT_PER_MIN" default:"120"`

@@ -1,9 +1,12 @@
 // Package session keeps login sessions and the SHA-256 hashes of their refresh tokens in Redis,
 // implementing auth.SessionStore. Keys (all under the configured prefix):
 //
-//	session:<sid>          hash of the session's fields; expires after the refresh TTL, renewed on use
+//	session:<sid>          hash of the session's fields and its current refresh key; expires after
+//	                       the refresh TTL, renewed on use
 //	user-sessions:<uid>    sorted set of the user's session ids by issue time
-//	refresh:<sha256>       hash {sid, rotated_at}; rotated_at is 0 until the token is exchanged
+//	refresh:<sha256>       hash {sid, rotated_at, next, sealed}; rotated_at is 0 until the token
+//	                       is exchanged, then next names its successor's key and sealed holds the
+//	                       successor encrypted under the token itself (see seal)
 //	revoked-session:<sid>  marker that outlives every access token of a revoked session
 //
 // Redis failures are apperr Unavailable.
@@ -60,6 +63,7 @@ func (s *Store) Create(ctx context.Context, sess auth.Session, refreshHash strin
 		p.PExpire(ctx, s.sessionKey(sess.ID), s.ttl)
 		p.ZAdd(ctx, s.userKey(sess.UserID), redis.Z{Score: float64(sess.IssuedAt.UnixMilli()), Member: sess.ID})
 		p.PExpire(ctx, s.userKey(sess.UserID), s.ttl)
+		p.HSet(ctx, s.sessionKey(sess.ID), "current", s.refreshKey(refreshHash))
 		p.HSet(ctx, s.refreshKey(refreshHash), "sid", sess.ID, "rotated_at", 0)
 		p.PExpire(ctx, s.refreshKey(refreshHash), s.ttl)
 		return nil
@@ -70,57 +74,78 @@ func (s *Store) Create(ctx context.Context, sess auth.Session, refreshHash strin
 	return nil
 }
 
-// rotateScript exchanges a refresh token atomically. KEYS: old token, new token, session.
-// ARGV: sid, now (ms), grace (ms), ttl (ms), ip, user agent. It answers "gone" when the session
-// is revoked or expired, "reused" when the old token was rotated grace or longer ago, "ok"
-// after recording the new token.
+// rotateScript exchanges a refresh token atomically in one round trip. KEYS: old token, new
+// token. ARGV: key prefix, now (ms), grace (ms), ttl (ms), ip, user agent, the new token sealed
+// under the old one. A session's current token is the only one that may be exchanged; a token
+// rotated less than grace ago is answered its own successor again (a retry whose answer was
+// lost) while that successor is still the session's current token, and anything else is reuse.
+// It answers {status, sid, sealed successor, session fields...} with status "unknown" (no such
+// token), "gone" (revoked or expired session), "reused", "ok" (rotated) or "retry".
 var rotateScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[3]) == 0 then return 'gone' end
+local sid = redis.call('HGET', KEYS[1], 'sid')
+if not sid then return {'unknown'} end
+local skey = ARGV[1] .. 'session:' .. sid
+if redis.call('EXISTS', skey) == 0 then return {'gone', sid} end
 local rotated = tonumber(redis.call('HGET', KEYS[1], 'rotated_at') or '0')
-if rotated > 0 and tonumber(ARGV[2]) - rotated >= tonumber(ARGV[3]) then return 'reused' end
-if rotated == 0 then redis.call('HSET', KEYS[1], 'rotated_at', ARGV[2]) end
-redis.call('HSET', KEYS[2], 'sid', ARGV[1], 'rotated_at', '0')
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('HSET', KEYS[3], 'last_used_at', ARGV[2], 'ip_address', ARGV[5], 'user_agent', ARGV[6])
-redis.call('PEXPIRE', KEYS[3], ARGV[4])
-return 'ok'
+local out
+if rotated > 0 then
+  if tonumber(ARGV[2]) - rotated >= tonumber(ARGV[3]) then return {'reused', sid} end
+  local nxt = redis.call('HGET', KEYS[1], 'next')
+  if not nxt or redis.call('HGET', skey, 'current') ~= nxt then return {'reused', sid} end
+  out = {'retry', sid, redis.call('HGET', KEYS[1], 'sealed') or ''}
+else
+  redis.call('HSET', KEYS[1], 'rotated_at', ARGV[2], 'next', KEYS[2], 'sealed', ARGV[7])
+  redis.call('HSET', KEYS[2], 'sid', sid, 'rotated_at', '0')
+  redis.call('PEXPIRE', KEYS[2], ARGV[4])
+  redis.call('HSET', skey, 'current', KEYS[2])
+  out = {'ok', sid, ''}
+end
+redis.call('HSET', skey, 'last_used_at', ARGV[2], 'ip_address', ARGV[5], 'user_agent', ARGV[6])
+redis.call('PEXPIRE', skey, ARGV[4])
+local fields = redis.call('HGETALL', skey)
+for i = 1, #fields, 2 do
+  if fields[i] == 'user_id' then redis.call('PEXPIRE', ARGV[1] .. 'user-sessions:' .. fields[i + 1], ARGV[4]) end
+end
+for _, v in ipairs(fields) do out[#out + 1] = v end
+return out
 `)
 
-// Rotate implements auth.SessionStore: a token rotated less than grace ago is still
-// exchanged (concurrent tabs); later, the session is revoked.
-func (s *Store) Rotate(ctx context.Context, oldHash, newHash string, grace time.Duration, use auth.Use) (*auth.Session, error) {
-	sid, err := s.rdb.HGet(ctx, s.refreshKey(oldHash), "sid").Result()
-	if errors.Is(err, redis.Nil) {
-		return nil, invalidRefresh()
-	}
+// Rotate implements auth.SessionStore. Only the session's current token is exchanged for next;
+// the token it replaced, presented again less than grace later while its successor is still
+// unused, is answered that same successor (an idempotent retry). Any other presentation of a
+// replaced token is reuse: the session is revoked.
+func (s *Store) Rotate(ctx context.Context, old, next string, grace time.Duration, use auth.Use) (*auth.Session, string, error) {
+	sealed, err := seal(old, next)
 	if err != nil {
-		return nil, unavailable("rotate", err)
+		return nil, "", err
 	}
-	keys := []string{s.refreshKey(oldHash), s.refreshKey(newHash), s.sessionKey(sid)}
-	res, err := rotateScript.Run(ctx, s.rdb, keys, sid, use.At.UnixMilli(), grace.Milliseconds(),
-		s.ttl.Milliseconds(), use.IPAddress, use.UserAgent).Text()
+	keys := []string{s.refreshKey(auth.HashToken(old)), s.refreshKey(auth.HashToken(next))}
+	res, err := rotateScript.Run(ctx, s.rdb, keys, s.prefix, use.At.UnixMilli(), grace.Milliseconds(),
+		s.ttl.Milliseconds(), use.IPAddress, use.UserAgent, sealed).StringSlice()
 	if err != nil {
-		return nil, unavailable("rotate", err)
+		return nil, "", unavailable("rotate", err)
 	}
-	switch res {
-	case "ok":
-		sess, err := s.Get(ctx, sid)
-		if err != nil {
-			return nil, err
+	switch res[0] {
+	case "ok", "retry":
+		issued := next
+		if res[0] == "retry" {
+			if issued, err = unseal(old, res[2]); err != nil {
+				return nil, "", err
+			}
 		}
-		// The user's session index lives as long as the newest use of any of its sessions.
-		if err := s.rdb.PExpire(ctx, s.userKey(sess.UserID), s.ttl).Err(); err != nil {
-			return nil, unavailable("rotate", err)
+		m := make(map[string]string, (len(res)-3)/2)
+		for i := 3; i+1 < len(res); i += 2 {
+			m[res[i]] = res[i+1]
 		}
-		return sess, nil
+		return fromHash(res[1], m), issued, nil
 	case "reused":
-		if err := s.Revoke(ctx, sid); err != nil {
-			return nil, err
+		if err := s.Revoke(ctx, res[1]); err != nil {
+			return nil, "", err
 		}
-		return nil, apperr.E(apperr.Unauthenticated, "refresh_token_reused",
+		return nil, "", apperr.E(apperr.Unauthenticated, "refresh_token_reused",
 			"The refresh token was already used; the session is revoked.")
 	default:
-		return nil, invalidRefresh()
+		return nil, "", invalidRefresh()
 	}
 }
 
