@@ -31,6 +31,9 @@ const (
 type Stream struct {
 	Name     string
 	Subjects []string
+	// Jobs marks a stream of job wake-ups: a work queue whose message goes once its one
+	// worker acknowledged it. Other streams carry events that any number of readers replay.
+	Jobs bool
 }
 
 // Streams returns every stream the platform publishes into. Their subject
@@ -41,6 +44,6 @@ func Streams() []Stream {
 		{Name: StreamIdentityEvents, Subjects: []string{"identity.>"}},
 		{Name: StreamContentEvents, Subjects: []string{"content.>"}},
 		{Name: StreamAgentteamEvents, Subjects: []string{"agentteam.>"}},
-		{Name: StreamJobs, Subjects: []string{"jobs.>"}},
+		{Name: StreamJobs, Subjects: []string{"jobs.>"}, Jobs: true},
 	}
 }

@@ -25,6 +25,8 @@ type Config struct {
 	// Prefix is prepended to every subject, stream and durable name. Tests use it to keep
 	// parallel suites apart; it is empty in production.
 	Prefix string `env:"NATS_SUBJECT_PREFIX"`
+	// Streams holds the retention limits and replica count of the streams a service ensures.
+	Streams StreamConfig
 }
 
 // Reconnect and request tuning. The reconnect buffer holds publishes made while the
@@ -40,11 +42,12 @@ const (
 // Bus is a connection to NATS with its JetStream context and the name prefix applied to
 // everything it creates.
 type Bus struct {
-	nc     *nats.Conn
-	js     jetstream.JetStream
-	prefix string
-	log    *slog.Logger
-	closed chan struct{}
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	prefix  string
+	streams StreamConfig
+	log     *slog.Logger
+	closed  chan struct{}
 }
 
 // Connect dials NATS as the named client. After the first connection it reconnects forever
@@ -58,7 +61,7 @@ func Connect(ctx context.Context, cfg Config, name string, log *slog.Logger) (*B
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	b := &Bus{prefix: cfg.Prefix, log: log, closed: make(chan struct{})}
+	b := &Bus{prefix: cfg.Prefix, streams: cfg.Streams, log: log, closed: make(chan struct{})}
 	var closeOnce sync.Once
 	nc, err := nats.Connect(cfg.URL,
 		nats.Name(name),

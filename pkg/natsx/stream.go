@@ -2,42 +2,138 @@ package natsx
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// Retention says when a stream lets go of a message besides its limits.
+type Retention int
+
+const (
+	// RetainLimits keeps messages until the stream's age or size limits drop them (events:
+	// any number of consumers may read them, now or later).
+	RetainLimits Retention = iota
+	// RetainWorkQueue removes a message once a consumer acknowledged it (job wake-ups: each
+	// subject has one worker durable, and an unclaimed job waits until a worker comes).
+	RetainWorkQueue
+	// RetainInterest removes a message once every consumer present acknowledged it.
+	RetainInterest
+)
+
+func (r Retention) policy() jetstream.RetentionPolicy {
+	switch r {
+	case RetainWorkQueue:
+		return jetstream.WorkQueuePolicy
+	case RetainInterest:
+		return jetstream.InterestPolicy
+	default:
+		return jetstream.LimitsPolicy
+	}
+}
+
 // StreamSpec describes a file-backed JetStream stream. Name and Subjects are given without
-// the bus prefix.
+// the bus prefix. Zero limits mean none.
 type StreamSpec struct {
 	Name     string
 	Subjects []string
+	// Retention is when acknowledged messages go (RetainLimits by default).
+	Retention Retention
 	// MaxAge drops messages older than this; zero keeps them until the stream is full.
 	MaxAge time.Duration
+	// MaxBytes drops the oldest messages once the stream holds more bytes than this.
+	MaxBytes int64
+	// Replicas is the number of copies a cluster keeps (zero is one).
+	Replicas int
 	// Duplicates is the window in which a repeated Nats-Msg-Id is dropped; zero is the
 	// server's default (two minutes).
 	Duplicates time.Duration
 }
 
-// EnsureStream creates the stream or updates it to match s, with the bus prefix applied to
-// its name and subjects. It returns the server's error (an Internal kind) when the stream
-// cannot be created or the update is not allowed.
+// StreamConfig holds the operator's limits for the platform's streams. Event streams keep
+// messages by age and size for any reader; job streams are work queues whose messages go
+// once a worker acknowledged them, bounded too so that a stalled worker cannot fill the disk.
+type StreamConfig struct {
+	// Replicas is every stream's replica count (3 in a three-node cluster).
+	Replicas int `env:"NATS_STREAM_REPLICAS" default:"1"`
+	// EventsMaxAge is how long an event stream keeps a message.
+	EventsMaxAge time.Duration `env:"NATS_EVENTS_MAX_AGE" default:"168h"`
+	// EventsMaxBytes caps each event stream's size in bytes.
+	EventsMaxBytes int64 `env:"NATS_EVENTS_MAX_BYTES" default:"1073741824"`
+	// JobsMaxAge is how long a job wake-up waits for a worker (the job row stays the truth).
+	JobsMaxAge time.Duration `env:"NATS_JOBS_MAX_AGE" default:"72h"`
+	// JobsMaxBytes caps each job stream's size in bytes.
+	JobsMaxBytes int64 `env:"NATS_JOBS_MAX_BYTES" default:"268435456"`
+}
+
+// Spec is the spec of a platform stream under c's limits: a work queue for jobs, a stream
+// kept by age and size for events.
+func (c StreamConfig) Spec(name string, subjects []string, jobs bool) StreamSpec {
+	if jobs {
+		return StreamSpec{Name: name, Subjects: subjects, Retention: RetainWorkQueue,
+			MaxAge: c.JobsMaxAge, MaxBytes: c.JobsMaxBytes, Replicas: c.Replicas}
+	}
+	return StreamSpec{Name: name, Subjects: subjects, Retention: RetainLimits,
+		MaxAge: c.EventsMaxAge, MaxBytes: c.EventsMaxBytes, Replicas: c.Replicas}
+}
+
+// StreamSpec is the spec of a platform stream under the limits the bus was configured with
+// (Config.Streams).
+func (b *Bus) StreamSpec(name string, subjects []string, jobs bool) StreamSpec {
+	return b.streams.Spec(name, subjects, jobs)
+}
+
+// EnsureStream creates the stream or updates it in place to match s, with the bus prefix
+// applied to its name and subjects. JetStream cannot change an existing stream's retention
+// to or from a work queue, so a stream made with another retention keeps it (with a warning
+// in the log) and gets every other setting of s. It returns the server's error (an Internal
+// kind) when the stream cannot be created or the update is not allowed.
 func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 	subjects := make([]string, len(s.Subjects))
 	for i, subj := range s.Subjects {
 		subjects[i] = b.Subject(subj)
 	}
-	_, err := b.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	cfg := jetstream.StreamConfig{
 		Name:       b.StreamName(s.Name),
 		Subjects:   subjects,
-		Retention:  jetstream.LimitsPolicy,
+		Retention:  s.Retention.policy(),
 		Storage:    jetstream.FileStorage,
 		MaxAge:     s.MaxAge,
+		MaxBytes:   s.MaxBytes,
+		Replicas:   max(s.Replicas, 1),
 		Duplicates: s.Duplicates,
-	})
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = -1
+	}
+	err := b.createOrUpdate(ctx, cfg)
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		// Another process created it between our look-up and our create: update it instead.
+		err = b.createOrUpdate(ctx, cfg)
+	}
 	if err != nil {
 		return fmt.Errorf("natsx: ensure stream %s: %w", s.Name, err)
 	}
 	return nil
+}
+
+// createOrUpdate creates the stream, or updates it keeping the retention it was made with.
+func (b *Bus) createOrUpdate(ctx context.Context, cfg jetstream.StreamConfig) error {
+	existing, err := b.js.Stream(ctx, cfg.Name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = b.js.CreateStream(ctx, cfg)
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	if have := existing.CachedInfo().Config.Retention; have != cfg.Retention {
+		b.log.WarnContext(ctx, "stream keeps its retention: JetStream cannot change it in place",
+			"stream", cfg.Name, "retention", have.String(), "wanted", cfg.Retention.String())
+		cfg.Retention = have
+	}
+	_, err = b.js.UpdateStream(ctx, cfg)
+	return err
 }

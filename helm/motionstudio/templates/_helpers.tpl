@@ -64,6 +64,19 @@ as "KEY=bytes" where bytes is the length of the random value before base64.
 {{- get $keys .key | join "," }}
 {{- end }}
 
+{{/*
+motionstudio.devKey is a development key derived from devSecretSeed, the release, namespace,
+Secret and key names, the same on every render. SKILLS_ADMIN_KEY is 64 hex characters; the other
+keys are base64 of 32 bytes (42 hex digits are valid base64 digits, "A=" pads to exactly 32 bytes).
+It is only for development; production names an existingSecret (values.schema.json requires it).
+Call with (dict "root" $ "name" $secretName "key" "SIGNING_KEY").
+*/}}
+{{- define "motionstudio.devKey" -}}
+{{- $r := .root }}
+{{- $sum := printf "%s/%s/%s/%s/%s" $r.Values.devSecretSeed $r.Release.Namespace $r.Release.Name .name .key | sha256sum }}
+{{- if eq .key "SKILLS_ADMIN_KEY" }}{{ $sum }}{{ else }}{{ printf "%sA=" (trunc 42 $sum) }}{{ end }}
+{{- end }}
+
 {{/* motionstudio.containerSecurityContext locks every container down. */}}
 {{- define "motionstudio.containerSecurityContext" -}}
 runAsNonRoot: true
