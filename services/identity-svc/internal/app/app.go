@@ -18,6 +18,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/crypt"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
@@ -27,7 +28,6 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/api"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"

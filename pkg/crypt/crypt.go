@@ -1,5 +1,6 @@
-// Package crypt seals small secrets at rest (MFA TOTP secrets) with AES-256-GCM under a key from
-// the environment. A sealed value is nonce || ciphertext; the caller's associated data (the
+// Package crypt seals small secrets at rest (identity's MFA TOTP secrets, agent-team's model
+// connection keys and MCP authentication headers) with AES-256-GCM under a key from the
+// environment. A sealed value is nonce || ciphertext; the caller's associated data (the
 // owning row's id) binds it to its row, so a ciphertext copied to another row does not open.
 package crypt
 

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/motionstudio/platform/services/identity-svc/internal/crypt"
+	"github.com/motionstudio/platform/pkg/crypt"
 )
 
 var _ = Describe("sealing secrets", func() {
