@@ -86,6 +86,27 @@ func isPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
+// retryAfterError asks for a redelivery after its own delay.
+type retryAfterError struct {
+	err   error
+	delay time.Duration
+}
+
+func (e retryAfterError) Error() string { return e.err.Error() }
+
+func (e retryAfterError) Unwrap() error { return e.err }
+
+// RetryAfter wraps err so that Consume redelivers the message after delay instead of the
+// spec's backoff, for a handler that knows when retrying can succeed (a job leased by another
+// worker, until its lease ends). The delivery still counts toward MaxDeliver. RetryAfter(nil,
+// d) is nil.
+func RetryAfter(err error, delay time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return retryAfterError{err: err, delay: max(delay, 0)}
+}
+
 // ConsumerSpec describes a durable pull consumer. Stream, Durable and FilterSubjects are
 // given without the bus prefix.
 type ConsumerSpec struct {
@@ -316,6 +337,10 @@ func (c *consumer) process(ctx context.Context, jm jetstream.Msg) {
 		c.deadLetter(ctx, jm, meta, fmt.Sprintf("failed %d deliveries: %s", meta.NumDelivered, err))
 	default:
 		delay := c.spec.backoff(meta.NumDelivered)
+		var ra retryAfterError
+		if errors.As(err, &ra) {
+			delay = ra.delay
+		}
 		c.log.WarnContext(hctx, "handler failed; will retry", "event_id", msg.ID, "event_type", msg.Type,
 			"delivery", meta.NumDelivered, "retry_in", delay, "error", err)
 		_ = jm.NakWithDelay(delay)

@@ -35,6 +35,10 @@ const (
 // with errors.Is.
 var ErrRefusedDestination = errors.New("outbound: refused destination")
 
+// ErrBodyTooLarge is returned by reads of a response body from HTTPClient once the target sent
+// more than MaxBodyBytes.
+var ErrBodyTooLarge = errors.New("outbound: response body larger than the cap")
+
 // Options configure a Client.
 type Options struct {
 	// Timeout bounds the whole request, body included; zero means DefaultTimeout.
@@ -60,6 +64,7 @@ type Response struct {
 // Client sends requests to user-given URLs. It is safe for concurrent use.
 type Client struct {
 	http    *http.Client
+	sdk     *http.Client
 	maxBody int64
 	agent   string
 }
@@ -89,17 +94,81 @@ func New(opts Options) *Client {
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   4,
 	}
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &Client{
-		http: &http.Client{
-			Transport: transport,
-			Timeout:   opts.Timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error {
-				return http.ErrUseLastResponse
-			},
+		http: &http.Client{Transport: transport, Timeout: opts.Timeout, CheckRedirect: noRedirect},
+		sdk: &http.Client{
+			Transport:     &cappedTransport{next: transport, maxBody: opts.MaxBodyBytes, agent: opts.UserAgent},
+			Timeout:       opts.Timeout,
+			CheckRedirect: noRedirect,
 		},
 		maxBody: opts.MaxBodyBytes,
 		agent:   opts.UserAgent,
 	}
+}
+
+// HTTPClient returns a standard *http.Client with the same address guard, timeouts and
+// redirect refusal, for SDKs that take one (model and MCP clients). Its response bodies fail
+// with ErrBodyTooLarge once more than MaxBodyBytes are read. Its errors are the transport's own;
+// Classify maps them to apperr kinds. The same client is returned on every call.
+func (c *Client) HTTPClient() *http.Client { return c.sdk }
+
+// Classify maps an error of a request sent with HTTPClient to Invalid (a refused destination)
+// or Unavailable (unreachable, timed out), as Do does; other errors are returned unchanged.
+func Classify(err error, u *url.URL) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := apperr.As(err); ok {
+		return err
+	}
+	return classify(err, u)
+}
+
+// cappedTransport checks each request's URL, sets the user agent and caps response bodies.
+type cappedTransport struct {
+	next    http.RoundTripper
+	maxBody int64
+	agent   string
+}
+
+func (t *cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := checkURL(req.URL); err != nil {
+		return nil, err
+	}
+	if t.agent != "" && req.Header.Get("User-Agent") == "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", t.agent)
+	}
+	resp, err := t.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: t.maxBody}
+	return resp, nil
+}
+
+// cappedBody reads at most left bytes and then fails with ErrBodyTooLarge if more follow.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, ErrBodyTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // Do sends req and reads the response body up to the cap. A redirect is returned as it is, not

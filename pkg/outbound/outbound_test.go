@@ -2,9 +2,11 @@ package outbound_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -182,6 +184,56 @@ var _ = Describe("sending requests to user-given URLs", func() {
 	It("sends only http and https", func(ctx SpecContext) {
 		_, err := outbound.New(outbound.Options{AllowLoopback: true}).Do(ctx, get("ftp://127.0.0.1/file"))
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
+	})
+})
+
+var _ = Describe("the standard client for SDKs", func() {
+	It("applies the same guard, and Classify names the refusal", func(ctx SpecContext) {
+		srv := newTarget(hello)
+		req := get(srv.URL).WithContext(ctx)
+		_, err := outbound.New(outbound.Options{}).HTTPClient().Do(req)
+		Expect(errors.Is(err, outbound.ErrRefusedDestination)).To(BeTrue(), "got %v", err)
+		Expect(apperr.KindOf(outbound.Classify(err, req.URL))).To(Equal(apperr.Invalid))
+		Expect(srv.hits.Load()).To(BeZero())
+	})
+
+	It("sets the user agent, reads a body up to the cap and fails past it", func(ctx SpecContext) {
+		srv := newTarget(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Seen-Agent", r.UserAgent())
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			_, _ = w.Write([]byte(strings.Repeat("a", n)))
+		})
+		client := outbound.New(outbound.Options{AllowLoopback: true, MaxBodyBytes: 1000, UserAgent: "motionstudio-test/1"}).HTTPClient()
+		resp, err := client.Do(get(srv.URL + "?n=1000").WithContext(ctx))
+		Expect(err).NotTo(HaveOccurred())
+		body, err := io.ReadAll(resp.Body)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(body).To(HaveLen(1000))
+		Expect(resp.Header.Get("X-Seen-Agent")).To(Equal("motionstudio-test/1"))
+		Expect(resp.Body.Close()).To(Succeed())
+
+		resp, err = client.Do(get(srv.URL + "?n=1001").WithContext(ctx))
+		Expect(err).NotTo(HaveOccurred())
+		_, err = io.ReadAll(resp.Body)
+		Expect(err).To(MatchError(outbound.ErrBodyTooLarge))
+		Expect(resp.Body.Close()).To(Succeed())
+	})
+
+	It("returns a redirect instead of following it", func(ctx SpecContext) {
+		srv := newTarget(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		})
+		resp, err := outbound.New(outbound.Options{AllowLoopback: true}).HTTPClient().Do(get(srv.URL).WithContext(ctx))
+		Expect(err).NotTo(HaveOccurred())
+		Expect(resp.StatusCode).To(Equal(http.StatusFound))
+		Expect(resp.Body.Close()).To(Succeed())
+		Expect(srv.hits.Load()).To(BeEquivalentTo(1))
+	})
+
+	It("classifies a closed port as unreachable", func(ctx SpecContext) {
+		req := get("http://127.0.0.1:1/").WithContext(ctx)
+		_, err := outbound.New(outbound.Options{AllowLoopback: true}).HTTPClient().Do(req)
+		Expect(apperr.KindOf(outbound.Classify(err, req.URL))).To(Equal(apperr.Unavailable))
 	})
 })
 
