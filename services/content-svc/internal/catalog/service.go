@@ -6,13 +6,12 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Catalog limits.
 const (
-	DefaultPageSize     = 20
-	MaxPageSize         = 100
 	DefaultRelatedLimit = 8
 	MaxRelatedLimit     = 50
 	maxSearchWords      = 10
@@ -187,10 +186,10 @@ type TemplateFilter struct {
 
 // Templates answers one page of published, live templates. The total counts this process's
 // writes at once and other processes' writes within the count cache's TTL. It answers apperr
-// Invalid for an unknown sort or aspect, a page below 1 or a page size outside 1..100.
+// Invalid for an unknown sort or aspect and a page or page size outside the paging rule.
 func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage, error) {
 	q := TemplateQuery{CategoryID: f.CategoryID, TagIDs: dedupe(f.TagIDs), Mode: f.Mode, Aspect: f.Aspect,
-		IsPremium: f.IsPremium, Sort: f.Sort, Page: 1, PageSize: DefaultPageSize, Words: searchWords(f.Q)}
+		IsPremium: f.IsPremium, Sort: f.Sort, Words: searchWords(f.Q)}
 	var c check.Checker
 	c.Text("q", &f.Q, 200)
 	c.Text("mode", &f.Mode, 50)
@@ -203,13 +202,14 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 	if len(q.TagIDs) > 20 {
 		c.Add("tag_ids", "must hold at most 20 ids")
 	}
-	c.Between("page", f.Page, 1, 1_000_000)
-	c.Between("page_size", f.PageSize, 1, MaxPageSize)
+	pg, pageErr := paging.New(f.Page, f.PageSize)
 	if err := c.Err(); err != nil {
 		return TemplatePage{}, err
 	}
-	set(&q.Page, f.Page)
-	set(&q.PageSize, f.PageSize)
+	if pageErr != nil {
+		return TemplatePage{}, pageErr
+	}
+	q.Page, q.PageSize = pg.Number, pg.Size
 	if q.Sort == "" {
 		q.Sort = SortNewest
 		if len(q.Words) > 0 {

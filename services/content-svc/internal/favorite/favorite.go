@@ -6,15 +6,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Limits of a user's favorites.
 const (
-	MaxFolders      = 200
-	DefaultPageSize = 20
-	MaxPageSize     = 100
+	MaxFolders = 200
 )
 
 // Folder groups a user's favorites.
@@ -99,19 +98,11 @@ func (s *Service) CreateFolder(ctx context.Context, userID, name, description st
 // optionally of one folder. It answers apperr Invalid for a bad page or page size and apperr
 // NotFound for a folder that is not the user's.
 func (s *Service) Favorites(ctx context.Context, userID string, folderID *string, page, pageSize *int) (Page, error) {
-	var c check.Checker
-	c.Between("page", page, 1, 1_000_000)
-	c.Between("page_size", pageSize, 1, MaxPageSize)
-	if err := c.Err(); err != nil {
+	pg, err := paging.New(page, pageSize)
+	if err != nil {
 		return Page{}, err
 	}
-	p := Page{Page: 1, PageSize: DefaultPageSize}
-	if page != nil {
-		p.Page = *page
-	}
-	if pageSize != nil {
-		p.PageSize = *pageSize
-	}
+	p := Page{Page: pg.Number, PageSize: pg.Size}
 	items, total, err := s.store.Favorites(ctx, userID, folderID, p.Page, p.PageSize)
 	p.Items, p.Total = items, total
 	return p, err
