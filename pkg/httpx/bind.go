@@ -1,12 +1,14 @@
 package httpx
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,24 +16,31 @@ import (
 )
 
 // Bind decodes the request's JSON body into dst. Unknown fields are ignored. It returns an
-// apperr Invalid error for an empty body, malformed JSON, a value of the wrong type (naming the
-// field) or data after the JSON value, and an apperr TooLarge error when the body exceeds the
-// server's limit.
+// apperr Invalid error for an empty body, a body that is not UTF-8, malformed JSON, a value of
+// the wrong type (naming the field), a string holding a NUL character (naming the field) or
+// data after the JSON value, and an apperr TooLarge error when the body exceeds the server's
+// limit.
 func Bind(c echo.Context, dst any) error {
 	body := c.Request().Body
 	if body == nil || body == http.NoBody {
 		return apperr.E(apperr.Invalid, "invalid_body", "The request body is empty.")
 	}
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(body)
+	if err != nil {
+		return decodeError(err)
+	}
+	if !utf8.Valid(raw) {
+		return invalidText("The request body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return apperr.Wrap(err, apperr.TooLarge, "", tooLarge(mbe.Limit).Message)
-		}
 		return apperr.Wrap(err, apperr.Invalid, "invalid_body", "The request body must contain a single JSON value.")
+	}
+	if err := checkText(reflect.ValueOf(dst), ""); err != nil {
+		return err
 	}
 	return nil
 }

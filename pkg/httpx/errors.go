@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"net/http"
@@ -51,6 +52,9 @@ func toProblem(err error) problem {
 	}
 	var he *echo.HTTPError
 	if errors.As(err, &he) {
+		if pe, ok := parameterError(he); ok {
+			return toProblem(pe)
+		}
 		p := problem{status: he.Code, code: codeForStatus(he.Code), message: http.StatusText(he.Code)}
 		if msg, ok := he.Message.(string); ok && msg != "" && he.Code < http.StatusInternalServerError {
 			p.message = msg
@@ -68,6 +72,51 @@ func toProblem(err error) problem {
 		return problem{status: http.StatusServiceUnavailable, code: apperr.Unavailable.String(), message: timeoutMessage}
 	}
 	return problem{status: http.StatusInternalServerError, code: apperr.Internal.String(), message: genericMessage}
+}
+
+// generatedParamPrefix starts the message of the error that oapi-codegen's echo wrappers return
+// for a path or query parameter they cannot bind. The wrappers pass on nothing but this text
+// ("Invalid format for parameter page: <cause>"), so the parameter's name and the kind of value
+// it needs are read from it.
+const generatedParamPrefix = "Invalid format for parameter "
+
+// parameterError turns a generated wrapper's binding error into an Invalid error that names the
+// parameter and what it must be, with the usual problem type.
+func parameterError(he *echo.HTTPError) (*apperr.Error, bool) {
+	msg, ok := he.Message.(string)
+	if !ok || he.Code != http.StatusBadRequest || !strings.HasPrefix(msg, generatedParamPrefix) {
+		return nil, false
+	}
+	name, cause, _ := strings.Cut(strings.TrimPrefix(msg, generatedParamPrefix), ": ")
+	rule := parameterRule(cause)
+	return apperr.Wrap(he, apperr.Invalid, "invalid_parameter", fmt.Sprintf("Parameter %q %s.", name, rule)).
+		WithFields(apperr.FieldError{Field: name, Message: rule}), true
+}
+
+// parameterRule says what a parameter must be, from the binder's cause.
+func parameterRule(cause string) string {
+	lower := strings.ToLower(cause)
+	switch {
+	case strings.Contains(lower, "is required"), strings.Contains(lower, "is empty"):
+		return "is required"
+	case strings.Contains(lower, "multiple values"), strings.Contains(lower, "multiple times"):
+		return "must be given once"
+	case strings.Contains(lower, "uuid"):
+		return "must be a UUID"
+	case strings.Contains(lower, "parseint"), strings.Contains(lower, "parseuint"), strings.Contains(lower, "overflows destination of type: int"),
+		strings.Contains(lower, "overflows destination of type: uint"):
+		return "must be an integer"
+	case strings.Contains(lower, "parsefloat"), strings.Contains(lower, "overflows destination of type: float"):
+		return "must be a number"
+	case strings.Contains(lower, "parsebool"):
+		return "must be true or false"
+	case strings.Contains(lower, "rfc3339"):
+		return "must be an RFC 3339 date-time"
+	case strings.Contains(lower, "as date"):
+		return "must be a date (YYYY-MM-DD)"
+	default:
+		return "has an invalid value"
+	}
 }
 
 // codeForStatus names an HTTP status the way apperr names kinds.

@@ -177,11 +177,84 @@ var _ = Describe("answering errors as problem+json", func() {
 			Expect(problemOf(res).Detail).To(Equal("The request body is larger than 1024 bytes."))
 		})
 
+		It("refuses a NUL character in any string of the body, naming the field", func() {
+			for body, field := range map[string]string{
+				`{"title":"a\u0000b"}`:                     "title",
+				`{"title":"ok","tags":["x","\u0000"]}`:     "tags.1",
+				`{"title":"ok","meta":{"k":"v\u0000"}}`:    "meta.k",
+				`{"title":"ok","owner":{"name":"\u0000"}}`: "owner.name",
+			} {
+				res := srv.post("/bind", body)
+				Expect(res.status).To(Equal(http.StatusBadRequest), body)
+				p := problemOf(res)
+				Expect(p.Type).To(Equal("https://motionstudio.dev/problems/invalid_text"))
+				Expect(p.Detail).To(Equal(`Field "` + field + `" must be valid UTF-8 text without NUL characters.`))
+				Expect(p.Errors).To(HaveLen(1))
+				Expect(p.Errors[0].Field).To(Equal(field))
+			}
+		})
+
+		It("refuses a body that is not UTF-8", func() {
+			res := srv.post("/bind", "{\"title\":\"a\xff\xfeb\"}")
+			Expect(res.status).To(Equal(http.StatusBadRequest))
+			Expect(problemOf(res).Code).To(Equal("invalid_text"))
+		})
+
 		It("lets large-body routes through without the limit or the request deadline", func() {
 			res := srv.do(http.MethodPost, "/upload", strings.NewReader(strings.Repeat("x", 4096)))
 			Expect(res.status).To(Equal(http.StatusOK))
 			Expect(res.body).To(Equal("4096 bytes, deadline=false"))
 		})
+	})
+})
+
+var _ = Describe("refusing text no service can store", func() {
+	var srv *running
+
+	BeforeEach(func() {
+		srv = start(httpx.Options{Service: "text", ErrorStyle: httpx.ProblemJSON}, appRoutes)
+	})
+
+	It("refuses NUL characters and invalid UTF-8 in the path and the query with 400", func() {
+		for _, target := range []string{"/items/a%00b", "/items/%ff%fe", "/items/ok?q=a%00b", "/items/ok?q=%C3%28", "/items/ok?a%00=1"} {
+			res := srv.get(target)
+			Expect(res.status).To(Equal(http.StatusBadRequest), target)
+			Expect(problemOf(res).Code).To(Equal("invalid_text"), target)
+		}
+		res := srv.get("/items/ok?q=%zz")
+		Expect(res.status).To(Equal(http.StatusBadRequest))
+		Expect(problemOf(res).Code).To(Equal("invalid_query"))
+
+		res = srv.get("/items/caf%C3%A9?q=%E2%9C%93")
+		Expect(res.status).To(Equal(http.StatusOK))
+		Expect(res.body).To(Equal("café|✓"))
+	})
+
+	It("names the query parameter that holds bad text", func() {
+		p := problemOf(srv.get("/items/ok?q=a%00b"))
+		Expect(p.Detail).To(Equal(`Query parameter "q" must be valid UTF-8 text without NUL characters.`))
+		Expect(p.Errors).To(HaveLen(1))
+		Expect(p.Errors[0].Field).To(Equal("q"))
+	})
+
+	It("answers a parameter the generated wrapper cannot bind with the usual problem type and a clear detail", func() {
+		res := srv.get("/generated")
+		Expect(res.status).To(Equal(http.StatusBadRequest))
+		p := problemOf(res)
+		Expect(p.Type).To(Equal("https://motionstudio.dev/problems/invalid_parameter"))
+		Expect(p.Code).To(Equal("invalid_parameter"))
+		Expect(p.Detail).To(Equal(`Parameter "page" must be an integer.`))
+		Expect(p.Errors).To(HaveLen(1))
+		Expect(p.Errors[0].Field).To(Equal("page"))
+		Expect(p.Errors[0].Message).To(Equal("must be an integer"))
+	})
+
+	It("answers plain-text services with a 400 and a plain-text message", func() {
+		plain := start(httpx.Options{Service: "plain-text", ErrorStyle: httpx.PlainText}, appRoutes)
+		res := plain.get("/items/a%00b")
+		Expect(res.status).To(Equal(http.StatusBadRequest))
+		Expect(res.header.Get("Content-Type")).To(Equal("text/plain; charset=utf-8"))
+		Expect(res.body).To(Equal("The request path must be valid UTF-8 text without NUL characters."))
 	})
 })
 

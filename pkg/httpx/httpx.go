@@ -162,7 +162,7 @@ func New(opts Options) (*Server, error) {
 	e.HTTPErrorHandler = ErrorHandler(opts.ErrorStyle, log)
 	// Recovery sits inside the access log and metrics so that a panic's 500 is logged and counted
 	// like any other answer.
-	e.Use(requestIDMiddleware, traceContextMiddleware, s.observe, s.recoverPanics, s.limitBody, s.requestDeadline)
+	e.Use(requestIDMiddleware, traceContextMiddleware, s.observe, s.recoverPanics, refuseBadText, s.limitBody, s.requestDeadline)
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})

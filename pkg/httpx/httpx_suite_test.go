@@ -135,8 +135,13 @@ func problemOf(r response) problem {
 var errSecretCause = errors.New("dial postgres://app:hunter2@db:5432 refused")
 
 type titleBody struct {
-	Title string `json:"title"`
-	Count int    `json:"count"`
+	Title string            `json:"title"`
+	Count int               `json:"count"`
+	Tags  []string          `json:"tags,omitempty"`
+	Meta  map[string]string `json:"meta,omitempty"`
+	Owner *struct {
+		Name string `json:"name"`
+	} `json:"owner,omitempty"`
 }
 
 // appRoutes registers handlers that fail in every way the error handler maps.
@@ -169,6 +174,12 @@ func appRoutes(e *echo.Echo) {
 			return err
 		}
 		return c.JSON(http.StatusOK, body)
+	})
+	e.GET("/items/:id", func(c echo.Context) error { return c.String(http.StatusOK, c.Param("id")+"|"+c.QueryParam("q")) })
+	e.GET("/generated", func(echo.Context) error {
+		// The error oapi-codegen's echo wrapper returns for a query parameter that is no integer.
+		return echo.NewHTTPError(http.StatusBadRequest,
+			`Invalid format for parameter page: error binding string parameter: strconv.ParseInt: parsing "x": invalid syntax`)
 	})
 	e.GET("/wait", func(c echo.Context) error {
 		<-c.Request().Context().Done()

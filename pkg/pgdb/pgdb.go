@@ -46,6 +46,9 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgdb: open: %w", err)
 	}
+	if err := registerClientErrors(db); err != nil {
+		return nil, err
+	}
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("pgdb: pool: %w", err)
@@ -145,7 +148,40 @@ const (
 	codeUniqueViolation     = "23505"
 	codeForeignKeyViolation = "23503"
 	codeCheckViolation      = "23514"
+	// codeBadText is character_not_in_repertoire: a NUL character or invalid UTF-8 in text.
+	codeBadText = "22021"
 )
+
+// badTextError is the client error for text Postgres cannot store.
+func badTextError(err error) *apperr.Error {
+	return apperr.Wrap(err, apperr.Invalid, "invalid_text", "the request holds text that cannot be stored: NUL characters or invalid UTF-8")
+}
+
+// registerClientErrors makes every statement that fails because the client sent text Postgres
+// cannot store (SQLSTATE 22021) fail with an Invalid error instead, whether or not the
+// repository translates its errors: a last line of defence behind the HTTP edge's own checks.
+func registerClientErrors(db *gorm.DB) error {
+	fn := func(tx *gorm.DB) {
+		var pgErr *pgconn.PgError
+		if _, ok := apperr.As(tx.Error); !ok && errors.As(tx.Error, &pgErr) && pgErr.Code == codeBadText {
+			tx.Error = badTextError(tx.Error)
+		}
+	}
+	cb := db.Callback()
+	for _, register := range []func(string, func(*gorm.DB)) error{
+		cb.Create().After("gorm:create").Register,
+		cb.Query().After("gorm:query").Register,
+		cb.Update().After("gorm:update").Register,
+		cb.Delete().After("gorm:delete").Register,
+		cb.Row().After("gorm:row").Register,
+		cb.Raw().After("gorm:raw").Register,
+	} {
+		if err := register("pgdb:client_errors", fn); err != nil {
+			return fmt.Errorf("pgdb: register callback: %w", err)
+		}
+	}
+	return nil
+}
 
 // Translate maps not-found and constraint errors to apperr kinds, naming what (for example
 // "user") in the client message; other errors are wrapped as Internal. nil stays nil.
@@ -168,6 +204,8 @@ func Translate(err error, what string) error {
 			return apperr.Wrap(err, apperr.Invalid, "invalid_reference", what+" refers to a record that does not exist")
 		case codeCheckViolation:
 			return apperr.Wrap(err, apperr.Invalid, "invalid", what+" violates a constraint")
+		case codeBadText:
+			return badTextError(err)
 		}
 	}
 	return apperr.Wrap(err, apperr.Internal, "internal", "internal error")

@@ -61,6 +61,20 @@ var _ = Describe("the database kit", Ordered, func() {
 		Entry("check", `INSERT INTO widgets (id, name, size) VALUES (2, 'c', 0)`, apperr.Invalid, "widget violates a constraint"),
 	)
 
+	It("answers text Postgres cannot store as a client error even where nobody translates", func() {
+		err := db.Exec(`INSERT INTO widgets (id, name, size) VALUES (1, ?, 1)`, "a\x00b").Error
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
+		Expect(apperr.KindOf(pgdb.Translate(err, "widget"))).To(Equal(apperr.Invalid))
+		var row struct{ ID int }
+		err = db.Table("widgets").Where("name = ?", "a\x00b").Take(&row).Error
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
+		var names []string
+		err = db.Raw(`SELECT name FROM widgets WHERE name = ?`, "\xff\xfe").Scan(&names).Error
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
+		e, _ := apperr.As(err)
+		Expect(e.Code).To(Equal("invalid_text"))
+	})
+
 	It("reports a missing row as not found and recognises unique violations by constraint", func() {
 		var row struct{ ID int }
 		err := db.Table("widgets").Where("id = 404").Take(&row).Error

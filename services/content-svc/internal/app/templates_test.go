@@ -93,6 +93,22 @@ var _ = Describe("the template catalog", func() {
 			}
 			Expect(client.Do("GET", "/v1/templates", "", nil).Status).To(Equal(http.StatusUnauthorized))
 		})
+
+		It("follows the paging rule: page 100,000 is the deepest, beyond it is invalid_paging", func() {
+			Expect(client.Do("GET", "/v1/templates?page=100000", catUser(), nil).Status).To(Equal(http.StatusOK))
+			r := client.Do("GET", "/v1/templates?page=100001", catUser(), nil)
+			Expect(r.Status).To(Equal(http.StatusBadRequest))
+			Expect(r.Body).To(ContainSubstring(`"code":"invalid_paging"`))
+		})
+
+		It("names a parameter that is not of its type, with the usual problem type", func() {
+			r := client.Do("GET", "/v1/templates?page=two", catUser(), nil)
+			Expect(r.Status).To(Equal(http.StatusBadRequest))
+			var p map[string]any
+			r.JSON(&p)
+			Expect(p).To(HaveKeyWithValue("type", "https://motionstudio.dev/problems/invalid_parameter"))
+			Expect(p).To(HaveKeyWithValue("detail", `Parameter "page" must be an integer.`))
+		})
 	})
 
 	Describe("sorting and paging", func() {
