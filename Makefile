@@ -10,6 +10,7 @@
 #   make test          lint, generate-check, infra, every ginkgo suite, helm-check
 #   make helm-check    helm lint, render the chart into .state/rendered, decode it strictly
 #   make bench         throughput and latency percentiles with vegeta (scripts/bench.sh)
+#   make bench-1m      the catalog part of the bench on 1,000,000 templates
 
 SHELL := /bin/bash
 .SHELLFLAGS := -euo pipefail -c
@@ -25,7 +26,7 @@ CHART := helm/motionstudio
 RENDERED := $(CURDIR)/.state/rendered
 GINKGO_FLAGS ?= -p --randomize-all --keep-going --timeout=25m
 
-.PHONY: dev up down infra build migrate tools generate generate-check lint test test-suites helm-check bench
+.PHONY: dev up down infra build migrate tools generate generate-check lint test test-suites helm-check bench bench-1m
 
 dev: infra build
 	scripts/dev.sh run
@@ -91,3 +92,7 @@ helm-check: tools
 
 bench: tools
 	scripts/bench.sh
+
+# bench-1m runs the content part alone on 1,000,000 seeded templates (no upload).
+bench-1m: tools
+	BENCH_CONTAINERS=1000000 BENCH_UPLOAD_BYTES=0 scripts/bench.sh content

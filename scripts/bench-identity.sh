@@ -2,10 +2,14 @@
 # bench-identity.sh measures identity-svc on 127.0.0.1 (called by scripts/bench.sh): it builds the
 # binary, runs it against its own database (identity_bench), NATS prefix and Redis prefix with
 # rate limits raised out of the way, seeds a tenant admin through the operator CLI, and runs
-# e2e/cmd/benchidentity (vegeta): API-key validate, login, refresh, and the argon2id limit.
+# e2e/cmd/benchidentity (vegeta): API-key validate over 10,000 keys, login against the argon2id
+# limit, refresh; then the service's peak RSS. It fails when its port is taken or the service
+# exits.
 #
 #   BENCH_DURATION  length of each attack (default 10s)
 #   BENCH_WORKERS   concurrent workers (default 64)
+#   BENCH_CEILING   req/s of the trivial handler in the same run (scripts/bench.sh passes it)
+#   BENCH_PROFILE   1: CPU profiles of each attack in .state/bench/identity-<attack>.pprof/.top
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -33,10 +37,15 @@ export SIGNING_KEY="$(head -c 32 /dev/urandom | base64)"
 export SIGNING_KEY_GENERATE=false
 export SERVICE_CLIENTS="bench:$secret"
 export LOG_LEVEL=warn
+PPROF="127.0.0.1:18193"
+export HTTP_PPROF_ADDR="$PPROF"
 export TOKEN_RATE_LIMIT_PER_MIN=1000000
 export LOGIN_RATE_LIMIT_IP_PER_MIN=100000000 LOGIN_RATE_LIMIT_ACCOUNT_PER_MIN=100000000 LOGIN_RATE_LIMIT_ACCOUNT_ALL_ADDRESSES_PER_MIN=100000000 LOGIN_RATE_LIMIT_TENANT_PER_MIN=100000000
 export ACCESS_TOKEN_TTL=1h
 
+if (exec 3<>"/dev/tcp/${ADDR%:*}/${ADDR##*:}") 2>/dev/null; then
+	die "$ADDR is already in use (a stale process?); stop it first"
+fi
 "$OUT/identity-svc" serve >"$OUT/identity-svc.log" 2>&1 &
 pid=$!
 # shellcheck disable=SC2329 # invoked by the trap
@@ -62,4 +71,10 @@ service_token="$(curl -fs -u "bench:$secret" -d grant_type=client_credentials "h
 
 "$OUT/benchidentity" -base "http://$ADDR" -admin-token "$admin_token" -service-token "$service_token" \
 	-tenant-id "$tenant_id" -tenant-slug bench -email admin@bench.test -password 'bench-password' \
-	-duration "$DURATION" -workers "$WORKERS"
+	-duration "$DURATION" -workers "$WORKERS" -dsn "$DATABASE_URL" -ceiling "${BENCH_CEILING:-0}" \
+	$([[ "${BENCH_PROFILE:-0}" == 1 ]] && echo "-pprof $PPROF -out $OUT")
+for p in "$OUT"/identity-*.pprof; do
+	[[ -e "$p" ]] && go tool pprof -top -nodecount=25 "$p" >"${p%.pprof}.top" 2>/dev/null
+done
+kill -0 "$pid" 2>/dev/null || die "identity-svc exited during the run: $(tail -5 "$OUT/identity-svc.log")"
+printf '%-26s %s MiB\n' "identity-svc peak RSS" "$(awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$pid/status")"

@@ -1,26 +1,39 @@
 #!/usr/bin/env bash
 # bench.sh prints throughput and latency percentiles measured with vegeta (.bin/vegeta, from
-# make tools) on 127.0.0.1. Timings are printed, never compared: they gate nothing.
+# make tools) on 127.0.0.1, each beside its share of the trivial-handler ceiling measured in the
+# same run. Timings are printed, never compared: they gate nothing.
 #
-# First the ceiling: e2e/cmd/benchserver, a trivial echo handler, so service numbers can be read
-# against what this machine and framework manage at all.
+#   scripts/bench.sh [PART...]   parts: content identity (default: both); the ceiling always runs
 #
-# Then content-svc, the real binary on 127.0.0.1:18082 with its own database (content_bench,
+# Each part is one bench_<part> function, so a service's block is added as one more function.
+# Every server the script starts must bind its own port: a port that already answers before the
+# start, or a server that exits, fails the run (so a stale process never takes the requests).
+#
+# ceiling: e2e/cmd/benchserver, a trivial echo handler, so service numbers can be read against
+# what this machine and framework manage at all.
+#
+# content: content-svc, the real binary on 127.0.0.1:18082 with its own database (content_bench,
 # dropped and created again, kept afterwards for inspection), NATS prefix (bench_content) and
 # bucket (content-bench, removed at the end), trusting a JWKS served by e2e/cmd/benchcontent,
-# which also mints the admin token: seeding BENCH_CONTAINERS published templates, the catalog (a
-# search, each filter, each sort), GET /v1/projects/{id}/full of a 50 scenes × 20 elements
-# project, and a multipart AEP upload of BENCH_UPLOAD_BYTES (time of complete-upload, its MD5
-# throughput and the service's peak memory) beside md5sum of the same bytes. EXPLAIN ANALYZE
-# plans of the catalog queries go to .state/bench/plans.txt, with a one-line summary each.
+# which also mints the admin token: seeding BENCH_CONTAINERS published templates, the catalog
+# (search, tags, category, aspect, premium, each sort — every attack cycles through thousands of
+# queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
+# categories and tags, pages 1-5), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
+# (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
+# BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
+# beside md5sum of the same bytes. EXPLAIN ANALYZE plans of the catalog queries go to
+# .state/bench/plans.txt, with a one-line summary each.
+#
+# identity: scripts/bench-identity.sh: API-key validate over 10,000 keys, login beside the
+# machine's argon2id limit, and token refresh.
 #
 #   BENCH_DURATION      how long each attack lasts (default 10s)
 #   BENCH_RATE          requests per second; 0 means as fast as BENCH_WORKERS allow (default 0)
 #   BENCH_WORKERS       concurrent workers when BENCH_RATE is 0 (default 64)
-#   BENCH_CONTAINERS    templates to seed (default 100000)
-#   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB)
-# Last, identity-svc through scripts/bench-identity.sh: API-key validate, login beside the
-# machine's argon2id limit, and token refresh.
+#   BENCH_CONTAINERS    templates to seed (default 100000; make bench-1m seeds 1,000,000)
+#   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB; 0 skips it)
+#   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
+#                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,24 +42,76 @@ OUT="$REPO/.state/bench"
 DURATION="${BENCH_DURATION:-10s}"
 RATE="${BENCH_RATE:-0}"
 WORKERS="${BENCH_WORKERS:-64}"
-ADDR="127.0.0.1:18090"
-CONTAINERS="${BENCH_CONTAINERS:-100000}"
-UPLOAD_BYTES="${BENCH_UPLOAD_BYTES:-1073741824}"
-CONTENT_ADDR="127.0.0.1:18082"
-JWKS_ADDR="127.0.0.1:18181"
-BENCH_DB="content_bench"
-BENCH_DSN="postgres://postgres@127.0.0.1:5432/$BENCH_DB?sslmode=disable"
-BENCH_BUCKET="content-bench"
+CEILING_ADDR="127.0.0.1:18090"
+# CEILING is the trivial handler's throughput in this run (req/s); every line is read against it.
+CEILING=0
 # Extra vegeta attack flags, such as the Authorization header of the content attacks.
 ATTACK_FLAGS=()
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 
-[[ -x "$VEGETA" ]] || die "$VEGETA is missing; run make tools"
-mkdir -p "$OUT"
+# pids holds what this script started; cleanups run before they are stopped.
+pids=()
+cleanups=()
+# shellcheck disable=SC2329 # invoked by the trap
+cleanup() {
+	local pid c
+	for pid in "${pids[@]}"; do
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	done
+	for c in "${cleanups[@]}"; do
+		eval "$c" || true
+	done
+}
+trap cleanup EXIT
 
-# attack NAME TARGET... runs vegeta against the targets and prints one summary line.
+# port_free ADDR fails the run when something already listens on ADDR.
+port_free() {
+	if (exec 3<>"/dev/tcp/${1%:*}/${1##*:}") 2>/dev/null; then
+		die "$1 is already in use (a stale process?); stop it first"
+	fi
+}
+
+# start NAME ADDR READY_URL CMD... starts CMD (logging to NAME.log) on the free ADDR and waits
+# until READY_URL answers 2xx while it lives; its pid is left in STARTED.
+STARTED=
+start() {
+	local name="$1" addr="$2" ready="$3"
+	shift 3
+	port_free "$addr"
+	"$@" >"$OUT/$name.log" 2>&1 &
+	STARTED=$!
+	pids+=("$STARTED")
+	local deadline=$((SECONDS + 60))
+	until curl -fs -o /dev/null "$ready"; do
+		kill -0 "$STARTED" 2>/dev/null || die "$name exited: $(tail -n 20 "$OUT/$name.log")"
+		((SECONDS < deadline)) || die "$name did not answer $ready within 60s"
+		sleep 0.2
+	done
+	kill -0 "$STARTED" 2>/dev/null || die "$name exited after $ready answered: $(tail -n 20 "$OUT/$name.log")"
+}
+
+# peak_rss_mb PID prints the process's peak resident memory (VmHWM) in MiB.
+peak_rss_mb() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+
+# PPROF is the profile address of the service under attack (HTTP_PPROF_ADDR), empty for none;
+# profiling holds the background profile fetches.
+PPROF=
+profiling=()
+
+# profile NAME SECONDS takes a CPU profile of the service at PPROF in the background when
+# BENCH_PROFILE=1, writing NAME.pprof and its top 25 to NAME.top.
+profile() {
+	[[ "${BENCH_PROFILE:-0}" == 1 && -n "$PPROF" ]] || return 0
+	(curl -fsS -o "$OUT/$1.pprof" "http://$PPROF/debug/pprof/profile?seconds=$2" &&
+		go tool pprof -top -nodecount=25 "$OUT/$1.pprof" >"$OUT/$1.top" 2>/dev/null) &
+	profiling+=($!)
+}
+
+# attack NAME [vegeta targets on stdin] runs vegeta and prints one summary line with the share of
+# the ceiling; with arguments, they are the targets.
 attack() {
 	local name="$1"
 	shift
@@ -54,115 +119,121 @@ attack() {
 	if [[ "$RATE" == 0 ]]; then
 		workers=(-max-workers="$WORKERS")
 	fi
-	log "$name: ${DURATION} at rate ${RATE} ($*)"
-	printf '%s\n' "$@" | "$VEGETA" attack -rate="$RATE" "${workers[@]}" "${ATTACK_FLAGS[@]}" -duration="$DURATION" -timeout=10s >"$results"
+	log "$name: ${DURATION} at rate ${RATE}"
+	profile "$name" "$(($(sed -E 's/s$//' <<<"$DURATION") - 1))"
+	if (($# > 0)); then printf '%s\n' "$@"; else cat; fi |
+		"$VEGETA" attack -rate="$RATE" "${workers[@]}" "${ATTACK_FLAGS[@]}" -duration="$DURATION" -timeout=10s >"$results"
 	"$VEGETA" report -type=text "$results" >"$OUT/$name.txt"
 	"$VEGETA" report -type=json "$results" >"$OUT/$name.json"
 	# Latencies in the JSON report are nanoseconds.
-	awk -v name="$name" '
+	awk -v name="$name" -v ceiling="$CEILING" '
 		match($0, /"throughput":[0-9.e+-]+/) { tp = substr($0, RSTART + 13, RLENGTH - 13) }
 		match($0, /"50th":[0-9]+/) { p50 = substr($0, RSTART + 7, RLENGTH - 7) }
 		match($0, /"99th":[0-9]+/) { p99 = substr($0, RSTART + 7, RLENGTH - 7) }
 		match($0, /"success":[0-9.e+-]+/) { ok = substr($0, RSTART + 10, RLENGTH - 10) }
-		END { printf "%-24s %10.0f req/s   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%\n", name, tp, p50 / 1e6, p99 / 1e6, ok * 100 }
+		END {
+			share = ceiling > 0 ? sprintf("%5.1f%%", 100 * tp / ceiling) : "  -  "
+			printf "%-26s %9.0f req/s  %s of ceiling   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%\n", name, tp, share, p50 / 1e6, p99 / 1e6, ok * 100
+		}
 	' "$OUT/$name.json"
 }
 
-# pids holds what this script started; cleanup stops them and removes the bench bucket.
-pids=()
-# shellcheck disable=SC2329 # invoked by the trap
-cleanup() {
-	local pid
-	for pid in "${pids[@]}"; do
-		kill -TERM "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
+bench_ceiling() {
+	log "building e2e/cmd/benchserver"
+	(cd "$REPO" && go build -o "$OUT/benchserver" ./e2e/cmd/benchserver)
+	start benchserver "$CEILING_ADDR" "http://$CEILING_ADDR/ping" "$OUT/benchserver" -addr "$CEILING_ADDR"
+	attack ceiling-echo-get "GET http://$CEILING_ADDR/ping"
+	CEILING="$(awk 'match($0, /"throughput":[0-9.e+-]+/) { printf "%.0f", substr($0, RSTART + 13, RLENGTH - 13) }' "$OUT/ceiling-echo-get.json")"
+}
+
+bench_content() {
+	local addr="127.0.0.1:18082" jwks="127.0.0.1:18181" db="content_bench" bucket="content-bench"
+	local containers="${BENCH_CONTAINERS:-100000}" upload_bytes="${BENCH_UPLOAD_BYTES:-1073741824}"
+	local dsn="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
+	command -v psql >/dev/null || die "psql is missing"
+	log "building content-svc and e2e/cmd/benchcontent"
+	(cd "$REPO" && go build -o "$OUT/content-svc" ./services/content-svc/cmd/content-svc &&
+		go build -o "$OUT/benchcontent" ./e2e/cmd/benchcontent)
+	"$OUT/benchcontent" purge -bucket "$bucket"
+	cleanups+=("'$OUT/benchcontent' purge -bucket '$bucket'; rm -f '$OUT/upload.aep'")
+	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
+		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+
+	start jwks "$jwks" "http://$jwks/.well-known/jwks.json" "$OUT/benchcontent" token -addr "$jwks" -out "$OUT/token"
+	local token
+	token="$(cat "$OUT/token")"
+
+	PPROF="127.0.0.1:18192"
+	export HTTP_ADDR="$addr" DATABASE_URL="$dsn" NATS_SUBJECT_PREFIX="bench_content" \
+		S3_BUCKET="$bucket" JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn HTTP_PPROF_ADDR="$PPROF"
+	"$OUT/content-svc" migrate >"$OUT/content-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/content-migrate.log")"
+	log "seeding $containers templates"
+	local seed_vars
+	seed_vars="$("$OUT/benchcontent" seed -dsn "$dsn" -containers "$containers")"
+	eval "$seed_vars"
+	start content-svc "$addr" "http://$addr/readyz" "$OUT/content-svc" serve
+	local content_pid="$STARTED"
+
+	ATTACK_FLAGS=(-header "Authorization: Bearer $token")
+	local kind
+	for kind in search tags category aspect premium sort-newest sort-popular sort-rate sort-az; do
+		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
+		attack "templates-$kind" <"$OUT/targets-$kind.txt"
 	done
-	if [[ -x "$OUT/benchcontent" ]]; then
-		"$OUT/benchcontent" purge -bucket "$BENCH_BUCKET" || true
+	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
+	attack projects-full-50x20 "GET $full"
+	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"
+	if [[ -n "$etag" ]]; then
+		ATTACK_FLAGS+=(-header "If-None-Match: $etag")
+		attack projects-full-50x20-304 "GET $full"
 	fi
-	rm -f "$OUT/upload.aep"
-}
-trap cleanup EXIT
+	ATTACK_FLAGS=()
+	PPROF=
+	((${#profiling[@]} == 0)) || wait "${profiling[@]}" || true
+	printf '%-26s %s MiB\n' "content-svc peak RSS" "$(peak_rss_mb "$content_pid")"
 
-# wait_for URL PID NAME waits until URL answers 2xx while PID lives.
-wait_for() {
-	local deadline=$((SECONDS + 60))
-	until curl -fs -o /dev/null "$1"; do
-		kill -0 "$2" 2>/dev/null || die "$3 exited: $(tail -n 20 "$OUT/$3.log")"
-		((SECONDS < deadline)) || die "$3 did not answer $1 within 60s"
-		sleep 0.2
+	echo
+	echo "catalog query plans (EXPLAIN ANALYZE, full plans in .state/bench/plans.txt)"
+	"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt" -search "$SEARCH" \
+		-category "$CATEGORY_ID" -tag-a "$TAG_A" -tag-b "$TAG_B"
+
+	echo
+	printf '%-40s %s s\n' "seed $containers templates (SQL + VACUUM ANALYZE)" "$SEED_SECONDS"
+	((upload_bytes > 0)) || return 0
+	log "multipart upload of $upload_bytes bytes"
+	local upload_vars md5_start md5sum_hex md5_seconds
+	upload_vars="$("$OUT/benchcontent" upload -base "http://$addr" -token-file "$OUT/token" \
+		-project "$FULL_PROJECT_ID" -size "$upload_bytes" -file "$OUT/upload.aep" -pid "$content_pid")"
+	eval "$upload_vars"
+	md5_start="$(date +%s.%N)"
+	md5sum_hex="$(md5sum "$OUT/upload.aep" | cut -d' ' -f1)"
+	md5_seconds="$(echo "$(date +%s.%N) - $md5_start" | bc -l)"
+	[[ "$md5sum_hex" == "$UPLOAD_MD5" ]] || die "md5sum $md5sum_hex differs from the service's $UPLOAD_MD5"
+	printf '%-40s %s s\n' "upload: PUT $UPLOAD_PARTS parts to MinIO" "$UPLOAD_PUT_SECONDS"
+	printf '%-40s %s s   %s MB/s   peak RSS %s MB (%s MB before)\n' "upload: complete-upload (assemble + MD5)" \
+		"$UPLOAD_COMPLETE_SECONDS" "$UPLOAD_MD5_MBPS" "$UPLOAD_PEAK_RSS_MB" "$UPLOAD_RSS_BEFORE_MB"
+	printf '%-40s %.2f s   %.0f MB/s\n' "md5sum of the same bytes" "$md5_seconds" "$(echo "$UPLOAD_SIZE / 1000000 / $md5_seconds" | bc -l)"
+}
+
+bench_identity() {
+	echo
+	echo "identity-svc (vegeta; its own database, prefixes and rate limits raised out of the way)"
+	BENCH_CEILING="$CEILING" "$REPO/scripts/bench-identity.sh"
+}
+
+main() {
+	[[ -x "$VEGETA" ]] || die "$VEGETA is missing; run make tools"
+	mkdir -p "$OUT"
+	local parts=("$@") part
+	((${#parts[@]} > 0)) || parts=(content identity)
+	for part in "${parts[@]}"; do
+		declare -F "bench_$part" >/dev/null || die "unknown part $part"
+	done
+	echo "benchmark                  throughput   share of the ceiling      latency (reports in .state/bench)"
+	bench_ceiling
+	for part in "${parts[@]}"; do
+		"bench_$part"
 	done
 }
 
-log "building e2e/cmd/benchserver"
-(cd "$REPO" && go build -o "$OUT/benchserver" ./e2e/cmd/benchserver)
-"$OUT/benchserver" -addr "$ADDR" >"$OUT/benchserver.log" 2>&1 &
-pids+=($!)
-wait_for "http://$ADDR/ping" "${pids[-1]}" benchserver
-
-echo "benchmark                     throughput      latency (reports in .state/bench)"
-attack ceiling-echo-get "GET http://$ADDR/ping"
-
-# --- content-svc ---
-command -v psql >/dev/null || die "psql is missing"
-log "building content-svc and e2e/cmd/benchcontent"
-(cd "$REPO" && go build -o "$OUT/content-svc" ./services/content-svc/cmd/content-svc &&
-	go build -o "$OUT/benchcontent" ./e2e/cmd/benchcontent)
-"$OUT/benchcontent" purge -bucket "$BENCH_BUCKET"
-psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
-	-c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB"
-
-"$OUT/benchcontent" token -addr "$JWKS_ADDR" -out "$OUT/token" >"$OUT/jwks.log" 2>&1 &
-pids+=($!)
-wait_for "http://$JWKS_ADDR/.well-known/jwks.json" "${pids[-1]}" jwks
-TOKEN="$(cat "$OUT/token")"
-
-export HTTP_ADDR="$CONTENT_ADDR" DATABASE_URL="$BENCH_DSN" NATS_SUBJECT_PREFIX="bench_content" \
-	S3_BUCKET="$BENCH_BUCKET" JWKS_URL="http://$JWKS_ADDR/.well-known/jwks.json" LOG_LEVEL=warn
-"$OUT/content-svc" migrate >"$OUT/content-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/content-migrate.log")"
-log "seeding $CONTAINERS templates"
-seed_vars="$("$OUT/benchcontent" seed -dsn "$BENCH_DSN" -containers "$CONTAINERS")"
-eval "$seed_vars"
-"$OUT/content-svc" serve >"$OUT/content-svc.log" 2>&1 &
-pids+=($!)
-content_pid="${pids[-1]}"
-wait_for "http://$CONTENT_ADDR/readyz" "$content_pid" content-svc
-
-ATTACK_FLAGS=(-header "Authorization: Bearer $TOKEN")
-T="GET http://$CONTENT_ADDR/v1/templates"
-attack templates-search "$T?q=$SEARCH"
-attack templates-category "$T?category_id=$CATEGORY_ID"
-attack templates-tags "$T?tag_ids=$TAG_A&tag_ids=$TAG_B"
-attack templates-aspect "$T?aspect=9%3A16"
-attack templates-premium "$T?is_premium=true"
-for sort in newest popular rate az; do
-	attack "templates-sort-$sort" "$T?sort=$sort"
-done
-attack projects-full-50x20 "GET http://$CONTENT_ADDR/v1/projects/$FULL_PROJECT_ID/full"
-ATTACK_FLAGS=()
-
-echo
-echo "catalog query plans (EXPLAIN ANALYZE, full plans in .state/bench/plans.txt)"
-"$OUT/benchcontent" plans -dsn "$BENCH_DSN" -out "$OUT/plans.txt" -search "$SEARCH" \
-	-category "$CATEGORY_ID" -tag-a "$TAG_A" -tag-b "$TAG_B"
-
-log "multipart upload of $UPLOAD_BYTES bytes"
-upload_vars="$("$OUT/benchcontent" upload -base "http://$CONTENT_ADDR" -token-file "$OUT/token" \
-	-project "$FULL_PROJECT_ID" -size "$UPLOAD_BYTES" -file "$OUT/upload.aep" -pid "$content_pid")"
-eval "$upload_vars"
-md5_start="$(date +%s.%N)"
-md5sum_hex="$(md5sum "$OUT/upload.aep" | cut -d' ' -f1)"
-md5_seconds="$(echo "$(date +%s.%N) - $md5_start" | bc -l)"
-[[ "$md5sum_hex" == "$UPLOAD_MD5" ]] || die "md5sum $md5sum_hex differs from the service's $UPLOAD_MD5"
-
-echo
-printf '%-40s %s\n' "seed $CONTAINERS templates (SQL + VACUUM ANALYZE)" "$SEED_SECONDS s"
-printf '%-40s %s\n' "upload: PUT $UPLOAD_PARTS parts to MinIO" "$UPLOAD_PUT_SECONDS s"
-printf '%-40s %s s   %s MB/s   peak RSS %s MB (%s MB before)\n' "upload: complete-upload (assemble + MD5)" \
-	"$UPLOAD_COMPLETE_SECONDS" "$UPLOAD_MD5_MBPS" "$UPLOAD_PEAK_RSS_MB" "$UPLOAD_RSS_BEFORE_MB"
-printf '%-40s %.2f s   %.0f MB/s\n' "md5sum of the same bytes" "$md5_seconds" "$(echo "$UPLOAD_SIZE / 1000000 / $md5_seconds" | bc -l)"
-
-# --- identity-svc: API-key validate, login against the argon2id limit, refresh ---
-echo
-echo "identity-svc (vegeta; its own database, prefixes and rate limits raised out of the way)"
-"$REPO/scripts/bench-identity.sh"
+main "$@"

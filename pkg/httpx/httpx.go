@@ -52,6 +52,9 @@ type Config struct {
 	// when deciding a client's address for logs and per-IP rate limits. Empty trusts nobody:
 	// the address is the TCP peer's, so a client cannot spoof it.
 	TrustedProxies []string `env:"HTTP_TRUSTED_PROXIES"`
+	// PprofAddr, when set (a loopback address such as 127.0.0.1:6060), serves Go's runtime
+	// profiles (net/http/pprof) there, for benchmarks; empty serves none.
+	PprofAddr string `env:"HTTP_PPROF_ADDR"`
 }
 
 // withDefaults fills zero values with the documented defaults, so a Config literal in a test
@@ -233,8 +236,15 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	s.log.InfoContext(ctx, "http server listening", slog.String("addr", ln.Addr().String()))
 
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- s.srv.Serve(ln) }()
+	if s.cfg.PprofAddr != "" {
+		go func() {
+			if err := serveProfiles(ctx, s.cfg.PprofAddr); err != nil {
+				served <- err
+			}
+		}()
+	}
 
 	select {
 	case err := <-served:

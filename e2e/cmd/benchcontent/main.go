@@ -3,6 +3,7 @@
 //	benchcontent token  -addr A -out F             serve a JWKS on A, write a 24-hour admin token to F
 //	benchcontent seed   -dsn D -containers N       seed the catalog and one 50 × 20 project
 //	benchcontent plans  -dsn D -out F ...          EXPLAIN ANALYZE the catalog queries into F
+//	benchcontent targets -dsn D -base U -kind K ... write an attack of many distinct catalog queries
 //	benchcontent upload -base U -token-file F ...  complete a multipart AEP upload, timed
 //	benchcontent purge  -bucket B                  empty and remove the bench bucket
 //
@@ -17,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = "usage: benchcontent token|seed|plans|upload|purge [flags]"
+const usage = "usage: benchcontent token|seed|plans|targets|upload|purge [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -27,7 +28,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	commands := map[string]func(context.Context, []string) error{
-		"token": token, "seed": seed, "plans": plans, "upload": upload, "purge": purge,
+		"token": token, "seed": seed, "plans": plans, "upload": upload, "purge": purge, "targets": targets,
 	}
 	run, ok := commands[os.Args[1]]
 	if !ok {

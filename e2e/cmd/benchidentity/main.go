@@ -1,11 +1,16 @@
 // Command benchidentity measures identity-svc's hot paths with vegeta (used as a library so
-// that single-use refresh tokens can be fed back into the attack): API-key validation, token
-// refresh and login, and prints the machine's argon2id limit (cores / one hash's time) to read
-// the login figure against. scripts/bench.sh starts the service and passes the credentials.
+// that single-use refresh tokens can be fed back into the attack): API-key validation over
+// 10,000 keys (one made through the API, the rest written straight into the bench database),
+// token refresh, and login offered at twice the machine's argon2id limit (cores / one hash's
+// time), which the service must serve near that limit and refuse the excess of fast. Each line
+// shows its share of the ceiling (-ceiling, req/s of the trivial handler in the same run).
+// scripts/bench-identity.sh starts the service and passes the credentials.
 package main
 
 import (
 	"bytes"
+	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +18,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/big"
+	mrand "math/rand/v2"
 	"net/http"
 	"os"
 	"runtime"
@@ -21,12 +28,17 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"golang.org/x/crypto/argon2"
+
+	"github.com/motionstudio/platform/pkg/pgdb"
 )
 
 type options struct {
-	base, adminToken, serviceToken, tenantID, tenantSlug, email, password string
-	duration                                                              time.Duration
-	workers                                                               uint64
+	base, adminToken, serviceToken, tenantID, tenantSlug, email, password, dsn string
+	duration                                                                   time.Duration
+	workers                                                                    uint64
+	keys                                                                       int
+	ceiling                                                                    float64
+	pprof, out                                                                 string
 }
 
 func main() {
@@ -40,6 +52,11 @@ func main() {
 	flag.StringVar(&o.password, "password", "", "login password")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "length of each attack")
 	flag.Uint64Var(&o.workers, "workers", 64, "concurrent workers")
+	flag.StringVar(&o.dsn, "dsn", "", "the service's bench database, where the extra API keys are written")
+	flag.IntVar(&o.keys, "keys", 10000, "API keys the validation attack draws from")
+	flag.Float64Var(&o.ceiling, "ceiling", 0, "req/s of the trivial handler in the same run")
+	flag.StringVar(&o.pprof, "pprof", "", "the service's profile address; each attack's CPU profile goes to -out/<attack>.pprof")
+	flag.StringVar(&o.out, "out", ".", "directory of the profiles")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "benchidentity:", err)
@@ -49,18 +66,30 @@ func main() {
 
 func run(o options) error {
 	hash := argon2Time()
-	fmt.Printf("%-24s %10.1f hashes/s   (%d cores / %.1f ms per argon2id m=19MiB,t=2,p=1 hash)\n",
-		"argon2id-limit", float64(runtime.NumCPU())/hash.Seconds(), runtime.NumCPU(), float64(hash.Microseconds())/1000)
+	limit := float64(runtime.NumCPU()) / hash.Seconds()
+	fmt.Printf("%-26s %9.1f hashes/s   (%d cores / %.1f ms per argon2id m=19MiB,t=2,p=1 hash)\n",
+		"argon2id-limit", limit, runtime.NumCPU(), float64(hash.Microseconds())/1000)
 
-	secret, err := createKey(o)
+	secrets, err := createKeys(o)
 	if err != nil {
 		return err
 	}
-	validate, _ := json.Marshal(map[string]string{"key_prefix": prefixOf(secret), "key_hash": hashOf(secret), "ip_address": "127.0.0.1"})
-	report("api-key-validate", attack(o, static(o.base+"/v1/api-keys/validate", o.serviceToken, validate), nil))
+	bodies := make([][]byte, len(secrets))
+	for i, secret := range secrets {
+		bodies[i], _ = json.Marshal(map[string]string{"key_prefix": prefixOf(secret), "key_hash": hashOf(secret), "ip_address": "127.0.0.1"})
+	}
+	validate := func(t *vegeta.Target) error {
+		*t = vegeta.Target{Method: http.MethodPost, URL: o.base + "/v1/api-keys/validate", Body: bodies[mrand.IntN(len(bodies))], Header: jsonHeader(o.serviceToken)}
+		return nil
+	}
+	report(o, "api-key-validate", attack(o, "api-key-validate", validate, 0, nil))
 
 	login, _ := json.Marshal(map[string]string{"tenant_slug": o.tenantSlug, "email": o.email, "password": o.password})
-	report("login", attack(o, static(o.base+"/v1/auth/login", "", login), nil))
+	m := attack(o, "login", static(o.base+"/v1/auth/login", "", login), 2*limit, nil)
+	report(o, "login (offered 2x limit)", m)
+	served := float64(m.StatusCodes["200"]) / m.Duration.Seconds()
+	fmt.Printf("%-26s %9.1f logins/s  %5.1f%% of the argon2id limit   refused fast: %d (503 with Retry-After)\n",
+		"login served", served, 100*served/limit, m.StatusCodes["503"])
 
 	pool := make(chan string, 4*o.workers)
 	for range 2 * o.workers {
@@ -83,7 +112,7 @@ func run(o options) error {
 			pool <- out.RefreshToken
 		}
 	}
-	report("refresh", attack(o, refresh, recycle))
+	report(o, "refresh", attack(o, "refresh", refresh, 0, recycle))
 	return nil
 }
 
@@ -110,11 +139,21 @@ func static(url, token string, body []byte) vegeta.Targeter {
 	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodPost, URL: url, Body: body, Header: jsonHeader(token)})
 }
 
-// attack runs one vegeta attack as fast as the workers allow; each result goes to after, if set.
-func attack(o options, tr vegeta.Targeter, after func(*vegeta.Result)) *vegeta.Metrics {
+// attack runs one vegeta attack at rate requests per second, or as fast as the workers allow
+// when rate is 0; each result goes to after, if set. With -pprof it profiles the service
+// meanwhile.
+func attack(o options, name string, tr vegeta.Targeter, rate float64, after func(*vegeta.Result)) *vegeta.Metrics {
+	if o.pprof != "" {
+		done := profile(o, name)
+		defer func() { <-done }()
+	}
 	atk := vegeta.NewAttacker(vegeta.Workers(o.workers), vegeta.MaxWorkers(o.workers), vegeta.KeepAlive(true))
+	pacer := vegeta.Pacer(vegeta.ConstantPacer{Freq: 0, Per: time.Second})
+	if rate > 0 {
+		pacer = vegeta.ConstantPacer{Freq: int(rate + 0.5), Per: time.Second}
+	}
 	var m vegeta.Metrics
-	for r := range atk.Attack(tr, vegeta.ConstantPacer{Freq: 0, Per: time.Second}, o.duration, "bench") {
+	for r := range atk.Attack(tr, pacer, o.duration, "bench") {
 		m.Add(r)
 		if after != nil {
 			after(r)
@@ -124,23 +163,91 @@ func attack(o options, tr vegeta.Targeter, after func(*vegeta.Result)) *vegeta.M
 	return &m
 }
 
-func report(name string, m *vegeta.Metrics) {
-	fmt.Printf("%-24s %10.0f req/s   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%   codes %v\n",
-		name, m.Throughput, ms(m.Latencies.P50), ms(m.Latencies.P99), m.Success*100, m.StatusCodes)
+// profile fetches a CPU profile of the attack's length but its last second into
+// -out/<name>.pprof; the channel closes when it is written.
+func profile(o options, name string) <-chan struct{} {
+	done := make(chan struct{})
+	seconds := max(1, int(o.duration.Seconds())-1)
+	go func() {
+		defer close(done)
+		resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", o.pprof, seconds))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchidentity: profile:", err)
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if err := os.WriteFile(o.out+"/identity-"+name+".pprof", b, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "benchidentity: profile:", err)
+		}
+	}()
+	return done
+}
+
+func report(o options, name string, m *vegeta.Metrics) {
+	share := "  -  "
+	if o.ceiling > 0 {
+		share = fmt.Sprintf("%5.1f%%", 100*m.Throughput/o.ceiling)
+	}
+	fmt.Printf("%-26s %9.0f req/s  %s of ceiling   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%   codes %v\n",
+		name, m.Throughput, share, ms(m.Latencies.P50), ms(m.Latencies.P99), m.Success*100, m.StatusCodes)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// createKey creates an API key for the tenant and returns its secret.
-func createKey(o options) (string, error) {
+// createKeys creates one API key for the tenant through the API and writes o.keys-1 more of
+// the same shape straight into the database (the API allows 50 active keys per tenant), and
+// returns their secrets.
+func createKeys(o options) ([]string, error) {
 	body := `{"name":"bench","scopes":["templates:read"],"rate_limit_rpm":100000}`
 	var out struct {
 		SecretKey string `json:"secret_key"`
 	}
 	if err := post(o.base+"/v1/tenants/"+o.tenantID+"/api-keys", o.adminToken, []byte(body), http.StatusCreated, &out); err != nil {
-		return "", fmt.Errorf("create api key: %w", err)
+		return nil, fmt.Errorf("create api key: %w", err)
 	}
-	return out.SecretKey, nil
+	secrets := []string{out.SecretKey}
+	if o.keys <= 1 {
+		return secrets, nil
+	}
+	if o.dsn == "" {
+		return nil, errors.New("-dsn is required for more than one key")
+	}
+	var prefixes, last4s, hashes []string
+	for range o.keys - 1 {
+		s := "ms_live_" + base62(38)
+		secrets = append(secrets, s)
+		prefixes, last4s, hashes = append(prefixes, prefixOf(s)), append(last4s, s[len(s)-4:]), append(hashes, hashOf(s))
+	}
+	ctx := context.Background()
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: o.dsn, MaxOpenConns: 1, MaxIdleConns: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer pgdb.Close(db)
+	err = db.WithContext(ctx).Exec(`INSERT INTO api_keys (id, tenant_id, name, environment, key_prefix, last4, key_hash, scopes, rate_limit_rpm)
+		SELECT gen_random_uuid(), ?, 'bench ' || k.n, 'Live', k.prefix, k.last4, k.hash, '["templates:read"]', 100000
+		FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS k (prefix, last4, hash, n)`,
+		o.tenantID, pgArray(prefixes), pgArray(last4s), pgArray(hashes)).Error
+	if err != nil {
+		return nil, fmt.Errorf("insert api keys: %w", err)
+	}
+	return secrets, nil
+}
+
+// pgArray writes values that need no quoting as a Postgres array literal (gorm would expand a
+// slice into a list).
+func pgArray(values []string) string { return "{" + strings.Join(values, ",") + "}" }
+
+// base62 is n random characters of [0-9A-Za-z].
+func base62(n int) string {
+	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	b := make([]byte, n)
+	for i := range b {
+		v, _ := rand.Int(rand.Reader, big.NewInt(int64(len(alphabet))))
+		b[i] = alphabet[v.Int64()]
+	}
+	return string(b)
 }
 
 func loginOnce(o options, body []byte) (string, error) {

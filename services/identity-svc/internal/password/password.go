@@ -1,5 +1,7 @@
 // Package password hashes and verifies passwords with argon2id (RFC 9106) in the PHC string
-// format, so that parameters can change and old hashes are re-hashed on the next login.
+// format, so that parameters can change and old hashes are re-hashed on the next login. A
+// Hasher runs at most one hash per core at a time and refuses work it could not start soon
+// (apperr Unavailable with Retry-After) instead of letting a queue grow for seconds.
 package password
 
 import (
@@ -8,9 +10,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/motionstudio/platform/pkg/apperr"
 )
 
 // Params are argon2id cost parameters.
@@ -28,14 +35,53 @@ var Default = Params{MemoryKiB: 19 * 1024, Iterations: 2, Parallelism: 1, SaltLe
 // ErrMalformedHash reports a stored hash that is not an argon2id PHC string.
 var ErrMalformedHash = errors.New("password: malformed hash")
 
-// Hasher hashes with fixed parameters.
-type Hasher struct{ p Params }
+// QueuePerCore is how many hashes may wait for a core, per core, before more are refused: at
+// about 40 ms a hash, a waiting one starts within some 100 ms.
+const QueuePerCore = 2
 
-// NewHasher returns a Hasher using p.
-func NewHasher(p Params) *Hasher { return &Hasher{p: p} }
+// RetryAfter is the Retry-After of a refused hash.
+const RetryAfter = time.Second
 
-// Hash returns the PHC string of plain with a fresh random salt.
+// Hasher hashes with fixed parameters, at most one hash per core at a time.
+type Hasher struct {
+	p        Params
+	slots    chan struct{}
+	admitted atomic.Int64
+	max      int64
+}
+
+// NewHasher returns a Hasher using p that runs GOMAXPROCS hashes at once and lets
+// QueuePerCore more per core wait.
+func NewHasher(p Params) *Hasher {
+	cores := runtime.GOMAXPROCS(0)
+	return &Hasher{p: p, slots: make(chan struct{}, cores), max: int64(cores * (1 + QueuePerCore))}
+}
+
+// enter takes a core for one hash, waiting behind at most the queue; it returns apperr
+// Unavailable at once when the queue is full.
+func (h *Hasher) enter() error {
+	if h.admitted.Add(1) > h.max {
+		h.admitted.Add(-1)
+		e := apperr.E(apperr.Unavailable, "busy", "Too many passwords are being checked right now; retry shortly.")
+		e.RetryAfter = RetryAfter
+		return e
+	}
+	h.slots <- struct{}{}
+	return nil
+}
+
+func (h *Hasher) leave() {
+	<-h.slots
+	h.admitted.Add(-1)
+}
+
+// Hash returns the PHC string of plain with a fresh random salt. It returns apperr
+// Unavailable when every core is busy and the queue is full.
 func (h *Hasher) Hash(plain string) (string, error) {
+	if err := h.enter(); err != nil {
+		return "", err
+	}
+	defer h.leave()
 	salt := make([]byte, h.p.SaltLen)
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("password: salt: %w", err)
@@ -48,12 +94,17 @@ func (h *Hasher) Hash(plain string) (string, error) {
 
 // Verify reports whether plain matches the stored hash (in constant time) and whether the hash
 // should be replaced because its parameters differ from the hasher's. It returns
-// ErrMalformedHash for a hash it cannot read.
+// ErrMalformedHash for a hash it cannot read and apperr Unavailable when every core is busy and
+// the queue is full.
 func (h *Hasher) Verify(plain, encoded string) (match, rehash bool, err error) {
 	p, salt, key, err := decode(encoded)
 	if err != nil {
 		return false, false, err
 	}
+	if err := h.enter(); err != nil {
+		return false, false, err
+	}
+	defer h.leave()
 	got := argon2.IDKey([]byte(plain), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key)))
 	match = subtle.ConstantTimeCompare(got, key) == 1
 	rehash = p.MemoryKiB != h.p.MemoryKiB || p.Iterations != h.p.Iterations ||
