@@ -43,6 +43,9 @@ type User struct {
 	BannedAt    *time.Time
 	BannedUntil *time.Time
 	BanReason   *string
+
+	// SignupAffiliateCode is the affiliate code given at registration, if any.
+	SignupAffiliateCode *string
 }
 
 // Profile is what a user tells about themselves and how they want to be told things.
@@ -55,6 +58,20 @@ type Profile struct {
 	AvatarID                                  *string
 }
 
+// ConfirmAddress marks the phone (phone true) or the email verified when it is still target; it
+// returns apperr NotFound when the address changed since the code was sent.
+func (u *User) ConfirmAddress(phone bool, target string) error {
+	addr, flag := u.Email, &u.EmailVerified
+	if phone {
+		addr, flag = u.Phone, &u.PhoneVerified
+	}
+	if addr == nil || *addr != target {
+		return apperr.E(apperr.NotFound, "not_found", "user not found")
+	}
+	*flag = true
+	return nil
+}
+
 // DefaultProfile is the profile of a new user: notified by email, SMS and push, not Telegram.
 func DefaultProfile() Profile {
 	return Profile{EmailTellMe: true, SMSTellMe: true, PushTellMe: true}
@@ -65,13 +82,18 @@ func (u *User) Banned(t time.Time) bool {
 	return u.BannedAt != nil && (u.BannedUntil == nil || t.Before(*u.BannedUntil))
 }
 
-// Store persists users. Lookups return apperr NotFound; inserts return apperr Conflict on a
-// duplicate email within a tenant.
+// Store persists users. Lookups return apperr NotFound; Create returns apperr Conflict on a
+// duplicate email within a tenant and records the user's identity.user.registered.v1 event,
+// as every other way a user comes to exist does.
 type Store interface {
-	TenantIDBySlug(ctx context.Context, slug string) (string, error)
-	CreateUser(ctx context.Context, u *User) error
+	Create(ctx context.Context, u *User) error
 	User(ctx context.Context, tenantID, userID string) (*User, error)
 	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
+}
+
+// TenantIDs finds a tenant's id by its slug (apperr NotFound when there is none).
+type TenantIDs interface {
+	IDBySlug(ctx context.Context, slug string) (string, error)
 }
 
 // Hasher turns a password into a stored hash.
@@ -81,19 +103,40 @@ type Hasher interface {
 
 // Service implements the user rules of the operator CLI over a Store.
 type Service struct {
-	store  Store
-	hasher Hasher
-	now    func() time.Time
-	newID  func() string
+	store   Store
+	tenants TenantIDs
+	hasher  Hasher
+	now     func() time.Time
+	newID   func() string
 }
 
 // NewService returns a Service.
-func NewService(store Store, hasher Hasher, now func() time.Time, newID func() string) *Service {
-	return &Service{store: store, hasher: hasher, now: now, newID: newID}
+func NewService(store Store, tenants TenantIDs, hasher Hasher, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, tenants: tenants, hasher: hasher, now: now, newID: newID}
 }
 
-// MinPasswordLength is the shortest password accepted.
-const MinPasswordLength = 8
+// Password length bounds; the upper one keeps argon2id's input bounded.
+const (
+	MinPasswordLength = 8
+	MaxPasswordLength = 256
+)
+
+// CheckPassword returns the field problem of a password outside the length bounds, or nil.
+func CheckPassword(field, pw string) *apperr.FieldError {
+	if n := len([]rune(pw)); n < MinPasswordLength || n > MaxPasswordLength {
+		return &apperr.FieldError{Field: field, Message: "must be 8 to 256 characters"}
+	}
+	return nil
+}
+
+// New is a user as every way of signing up makes it: registered and active now, with the
+// default profile and one parallel render; the caller sets the email, phone and name.
+func New(id, tenantID, registerMode, passwordHash string, now time.Time) *User {
+	return &User{
+		ID: id, TenantID: tenantID, RegisterMode: registerMode, PasswordHash: passwordHash,
+		LastActive: now, RegisteredAt: now, Profile: DefaultProfile(), ParallelRenderingCeiling: 1,
+	}
+}
 
 // NewUser is the input of CreateUser.
 type NewUser struct {
@@ -109,11 +152,10 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
 			WithFields(apperr.FieldError{Field: "email", Message: "must be an email address"})
 	}
-	if len([]rune(in.Password)) < MinPasswordLength {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
-			WithFields(apperr.FieldError{Field: "password", Message: "must be at least 8 characters"})
+	if f := CheckPassword("password", in.Password); f != nil {
+		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").WithFields(*f)
 	}
-	tenantID, err := s.store.TenantIDBySlug(ctx, in.TenantSlug)
+	tenantID, err := s.tenants.IDBySlug(ctx, in.TenantSlug)
 	if err != nil {
 		return nil, err
 	}
@@ -122,15 +164,12 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 		return nil, err
 	}
 	now := s.now()
-	u := &User{
-		ID: s.newID(), TenantID: tenantID, Email: &email, RegisterMode: "Email", PasswordHash: hash,
-		IsAdmin: in.Admin, IsTenantAdmin: in.TenantAdmin, LastActive: now, RegisteredAt: now,
-		Profile: DefaultProfile(), ParallelRenderingCeiling: 1,
-	}
+	u := New(s.newID(), tenantID, "Email", hash, now)
+	u.Email, u.IsAdmin, u.IsTenantAdmin = &email, in.Admin, in.TenantAdmin
 	if name := strings.TrimSpace(in.FullName); name != "" {
 		u.FullName = &name
 	}
-	if err := s.store.CreateUser(ctx, u); err != nil {
+	if err := s.store.Create(ctx, u); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -144,7 +183,7 @@ func (s *Service) User(ctx context.Context, tenantID, userID string) (*User, err
 // UserByEmail returns the user of the tenant (by slug) with that email; apperr NotFound when
 // the tenant or the user does not exist.
 func (s *Service) UserByEmail(ctx context.Context, tenantSlug, email string) (*User, error) {
-	tenantID, err := s.store.TenantIDBySlug(ctx, tenantSlug)
+	tenantID, err := s.tenants.IDBySlug(ctx, tenantSlug)
 	if err != nil {
 		return nil, err
 	}

@@ -53,8 +53,9 @@ type UserStore interface {
 	User(ctx context.Context, tenantID, userID string) (*User, error)
 	// UserAnyTenant finds a user by id alone.
 	UserAnyTenant(ctx context.Context, userID string) (*User, error)
-	// UpdateUser loads the user, applies fn and saves it in one transaction.
-	UpdateUser(ctx context.Context, tenantID, userID string, fn func(*User) error) (*User, error)
+	// Update locks the user, applies fn and saves it in one transaction (apperr NotFound for an
+	// unknown user, fn's error unchanged).
+	Update(ctx context.Context, userID string, fn func(*User) error) (*User, error)
 	ListUsers(ctx context.Context, q UserQuery) (UserPage, error)
 	// AvatarURL returns the URL of a library avatar; apperr NotFound when there is none.
 	AvatarURL(ctx context.Context, avatarID string) (string, error)
@@ -91,7 +92,7 @@ func (s *Users) UpdateMe(ctx context.Context, a actor.Actor, in UserUpdate) (*Us
 	if err := s.validateUpdate(in); err != nil {
 		return nil, err
 	}
-	return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(u *User) error {
+	return s.updateMe(ctx, a, func(u *User) error {
 		set := func(dst **string, v *string) {
 			if v != nil {
 				t := strings.TrimSpace(*v)
@@ -167,7 +168,7 @@ func (s *Users) SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarUR
 		if err != nil {
 			return nil, err
 		}
-		return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(usr *User) error {
+		return s.updateMe(ctx, a, func(usr *User) error {
 			usr.AvatarURL, usr.Profile.AvatarID = &u, &avatarID
 			return nil
 		})
@@ -176,11 +177,22 @@ func (s *Users) SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarUR
 			return nil, apperr.E(apperr.Invalid, "validation_failed", "the avatar URL is invalid").
 				WithFields(apperr.FieldError{Field: "avatar_url", Message: err.Error()})
 		}
-		return s.store.UpdateUser(ctx, a.TenantID, a.UserID, func(usr *User) error {
+		return s.updateMe(ctx, a, func(usr *User) error {
 			usr.AvatarURL, usr.Profile.AvatarID = &avatarURL, nil
 			return nil
 		})
 	}
+}
+
+// updateMe applies fn to the caller's own user, which must belong to the caller's tenant
+// (apperr NotFound otherwise).
+func (s *Users) updateMe(ctx context.Context, a actor.Actor, fn func(*User) error) (*User, error) {
+	return s.store.Update(ctx, a.UserID, func(u *User) error {
+		if u.TenantID != a.TenantID {
+			return apperr.E(apperr.NotFound, "not_found", "user not found")
+		}
+		return fn(u)
+	})
 }
 
 // urlError is a user-facing reason a URL is refused.

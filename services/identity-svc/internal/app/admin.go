@@ -43,7 +43,9 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	if err := migrate(ctx, db, log); err != nil {
 		return err
 	}
-	accounts := account.NewService(store.NewAccounts(db), password.NewHasher(password.Default), now, newID)
+	writer := outbox.NewWriter(events.SourceIdentity)
+	accounts := account.NewService(store.NewUsers(db, writer), store.NewTenants(db, writer),
+		password.NewHasher(password.Default), now, newID)
 	enc := json.NewEncoder(out)
 	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -57,7 +59,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w\n%s", err, adminUsage)
 		}
-		tenants := tenant.NewService(store.NewTenants(db, outbox.NewWriter(events.SourceIdentity)), nil, tenant.Options{Now: now, NewID: newID})
+		tenants := tenant.NewService(store.NewTenants(db, writer), nil, tenant.Options{Now: now, NewID: newID})
 		t, err := tenants.Create(ctx, actor.Actor{PlatformAdmin: true}, tenant.New{Slug: *slug, Name: *name, ContactEmail: *email, Kind: *kind})
 		if err != nil {
 			return err

@@ -40,11 +40,14 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	if err != nil {
 		return nil, nil, err
 	}
-	authStore := store.NewAuth(a.db, outbox.NewWriter(events.SourceIdentity))
+	writer := outbox.NewWriter(events.SourceIdentity)
+	users := store.NewUsers(a.db, writer)
+	authStore := store.NewAuth(a.db, users)
 	// A revoked session is remembered as long as any of its access tokens can live.
 	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, cfg.AccessTokenTTL+time.Minute)
 	svc, err := auth.NewService(auth.Deps{
-		Store:    authStore,
+		Users:    users,
+		Tenants:  store.NewTenants(a.db, writer),
 		Sessions: sessions,
 		Hasher:   password.NewHasher(password.Default),
 		Tokens:   issuer,

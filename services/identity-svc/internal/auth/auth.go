@@ -15,14 +15,10 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
-)
-
-// Tenant statuses that accept registrations and logins.
-const (
-	TenantActive = "Active"
-	TenantTrial  = "Trial"
 )
 
 // Register modes.
@@ -31,60 +27,11 @@ const (
 	ModePhone = "Phone"
 )
 
-// User is an account as login and sessions see it.
-type User struct {
-	ID            string
-	TenantID      string
-	Email         *string
-	EmailVerified bool
-	Phone         *string
-	PhoneVerified bool
-	FullName      *string
-	AvatarURL     *string
-	IsAdmin       bool
-	IsTenantAdmin bool
-	RegisterMode  string
-	PasswordHash  string
-	LastActive    time.Time
-	RegisteredAt  time.Time
+// User is the service's one user type (package account); auth reads and changes it through Users.
+type User = account.User
 
-	BalanceMinor             int64
-	AffiliateBalanceMinor    int64
-	LoyaltyScore             int
-	DailyRemainRenderCount   int
-	MaxDailyRenderCount      int
-	ParallelRenderingCeiling int
-	UsedStorageBytes         int64
-
-	BannedAt    *time.Time
-	BannedUntil *time.Time
-}
-
-// Banned reports whether the user is banned at now: a ban without an end lasts until lifted, a
-// ban with an unblock date ends then.
-func (u *User) Banned(now time.Time) bool {
-	return u.BannedAt != nil && (u.BannedUntil == nil || now.Before(*u.BannedUntil))
-}
-
-// Tenant is the tenant a user belongs to.
-type Tenant struct {
-	ID               string
-	Slug             string
-	Name             string
-	Kind             string
-	Status           string
-	CustomDomain     *string
-	DomainVerified   bool
-	ContactEmail     string
-	MaxUsers         *int
-	MaxStorageGB     *int
-	MonthlyRenderQty *int
-	TrialEndsAt      *time.Time
-	CreatedAt        time.Time
-}
-
-// open reports whether the tenant accepts registrations and logins.
-func (t *Tenant) open() bool { return t.Status == TenantActive || t.Status == TenantTrial }
+// Tenant is the service's one tenant type (package tenant).
+type Tenant = tenant.Tenant
 
 // Session is one login of a user on a device.
 type Session struct {
@@ -106,23 +53,22 @@ type Use struct {
 	At        time.Time
 }
 
-// Store reads tenants and users and writes what login changes. Lookups return apperr NotFound;
-// CreateUser returns apperr Conflict when the email or phone is taken in the tenant.
-type Store interface {
-	TenantBySlug(ctx context.Context, slug string) (*Tenant, error)
-	Tenant(ctx context.Context, id string) (*Tenant, error)
+// Users is what auth needs of the user repository: lookups return apperr NotFound, Create
+// returns Conflict for an email or phone taken in the tenant and records the user's
+// identity.user.registered.v1 event, Update locks the user, applies fn and saves it in one
+// transaction (fn's error unchanged).
+type Users interface {
+	User(ctx context.Context, tenantID, userID string) (*User, error)
 	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
 	UserByPhone(ctx context.Context, tenantID, phone string) (*User, error)
-	User(ctx context.Context, tenantID, userID string) (*User, error)
-	// CreateUser inserts u and records its user.registered event in the same transaction.
-	CreateUser(ctx context.Context, u *User, affiliateCode string) error
-	// RecordLogin stamps the user's last activity and, when newHash is not empty, replaces the
-	// password hash.
-	RecordLogin(ctx context.Context, userID string, at time.Time, newHash string) error
-	SetPasswordHash(ctx context.Context, userID, hash string) error
-	// MarkVerified sets email_verified (channel notify.Email) or phone_verified (notify.SMS)
-	// when the user's address is still target; apperr NotFound otherwise.
-	MarkVerified(ctx context.Context, userID, channel, target string) error
+	Create(ctx context.Context, u *User) error
+	Update(ctx context.Context, userID string, fn func(*User) error) (*User, error)
+}
+
+// Tenants is what auth needs of the tenant repository; both return apperr NotFound.
+type Tenants interface {
+	Get(ctx context.Context, id string) (*Tenant, error)
+	BySlug(ctx context.Context, slug string) (*Tenant, error)
 }
 
 // SessionStore keeps sessions and the hashes of their refresh tokens. Get returns apperr
@@ -219,7 +165,8 @@ type Messages struct {
 
 // Deps are what a Service is built from.
 type Deps struct {
-	Store    Store
+	Users    Users
+	Tenants  Tenants
 	Sessions SessionStore
 	Hasher   Hasher
 	Tokens   Tokens

@@ -7,13 +7,8 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
-)
-
-// Password length bounds; the upper one keeps argon2id's input bounded.
-const (
-	MinPasswordLength = 8
-	MaxPasswordLength = 256
 )
 
 var phonePattern = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
@@ -93,11 +88,11 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 	if err := s.Limiter.Check(ctx, "register:tenant:"+slug, s.Limits.RegisterPerTenant); err != nil {
 		return nil, err
 	}
-	tenant, err := s.Store.TenantBySlug(ctx, slug)
+	tenant, err := s.Tenants.BySlug(ctx, slug)
 	if err != nil {
 		return nil, err
 	}
-	if !tenant.open() {
+	if !tenant.Open() {
 		return nil, apperr.E(apperr.Forbidden, "tenant_closed", "The tenant does not accept registrations.")
 	}
 	hash, err := s.Hasher.Hash(in.Password)
@@ -105,9 +100,9 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 		return nil, err
 	}
 	now := s.Now()
-	u := &User{
-		ID: s.NewID(), TenantID: tenant.ID, RegisterMode: ModeEmail, PasswordHash: hash,
-		LastActive: now, RegisteredAt: now, ParallelRenderingCeiling: 1,
+	u := account.New(s.NewID(), tenant.ID, ModeEmail, hash, now)
+	if code := strings.TrimSpace(in.AffiliateCode); code != "" {
+		u.SignupAffiliateCode = &code
 	}
 	if email != "" {
 		u.Email = &email
@@ -121,7 +116,7 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 	if name != "" {
 		u.FullName = &name
 	}
-	if err := s.Store.CreateUser(ctx, u, strings.TrimSpace(in.AffiliateCode)); err != nil {
+	if err := s.Users.Create(ctx, u); err != nil {
 		if apperr.Is(err, apperr.Conflict) {
 			return nil, apperr.Wrap(err, apperr.Conflict, "account_exists", "An account with this email or phone number already exists in the tenant.")
 		}
@@ -132,8 +127,8 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 }
 
 func checkPassword(field, pw string) []apperr.FieldError {
-	if n := len([]rune(pw)); n < MinPasswordLength || n > MaxPasswordLength {
-		return []apperr.FieldError{{Field: field, Message: "must be 8 to 256 characters"}}
+	if f := account.CheckPassword(field, pw); f != nil {
+		return []apperr.FieldError{*f}
 	}
 	return nil
 }
@@ -213,7 +208,7 @@ func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenan
 			return nil, nil, err
 		}
 	}
-	if err := s.Store.RecordLogin(ctx, u.ID, s.Now(), newHash); err != nil {
+	if u, err = s.recordLogin(ctx, u.ID, newHash); err != nil {
 		return nil, nil, err
 	}
 	return u, tenant, nil
@@ -227,7 +222,7 @@ func (s *Service) checkLogin(in Login) error {
 	if strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "" {
 		fields = append(fields, apperr.FieldError{Field: "email", Message: "an email or a phone number is required"})
 	}
-	if in.Password == "" || len(in.Password) > 4*MaxPasswordLength {
+	if in.Password == "" || len(in.Password) > 4*account.MaxPasswordLength {
 		fields = append(fields, apperr.FieldError{Field: "password", Message: "is required"})
 	}
 	if len(in.DeviceID) > 200 || len(in.DeviceName) > 200 {
@@ -242,22 +237,22 @@ func (s *Service) checkLogin(in Login) error {
 // findAccount returns the user and tenant, or a nil user (and no error) when either is unknown
 // or the tenant is closed, so the caller still spends the hashing time.
 func (s *Service) findAccount(ctx context.Context, slug, email, phone string) (*User, *Tenant, error) {
-	tenant, err := s.Store.TenantBySlug(ctx, slug)
+	tenant, err := s.Tenants.BySlug(ctx, slug)
 	if apperr.Is(err, apperr.NotFound) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !tenant.open() {
+	if !tenant.Open() {
 		return nil, tenant, nil
 	}
 	var u *User
 	switch {
 	case email != "":
-		u, err = s.Store.UserByEmail(ctx, tenant.ID, email)
+		u, err = s.Users.UserByEmail(ctx, tenant.ID, email)
 	case phone != "":
-		u, err = s.Store.UserByPhone(ctx, tenant.ID, phone)
+		u, err = s.Users.UserByPhone(ctx, tenant.ID, phone)
 	default:
 		err = apperr.E(apperr.NotFound, "", "no account")
 	}
@@ -308,7 +303,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(ctx, sess.TenantID, sess.UserID)
+	u, err := s.Users.User(ctx, sess.TenantID, sess.UserID)
 	if apperr.Is(err, apperr.NotFound) || (err == nil && u.Banned(s.Now())) {
 		if rerr := s.Sessions.Revoke(ctx, sess.ID); rerr != nil {
 			return nil, rerr
@@ -318,11 +313,11 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 	if err != nil {
 		return nil, err
 	}
-	tenant, err := s.Store.Tenant(ctx, u.TenantID)
+	tenant, err := s.Tenants.Get(ctx, u.TenantID)
 	if err != nil {
 		return nil, err
 	}
-	if !tenant.open() {
+	if !tenant.Open() {
 		if err := s.Sessions.Revoke(ctx, sess.ID); err != nil {
 			return nil, err
 		}

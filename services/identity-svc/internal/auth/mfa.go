@@ -104,7 +104,7 @@ func (s *Service) SetupMFA(ctx context.Context, tenantID, userID, factorType, la
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "The label is too long.").
 			WithFields(apperr.FieldError{Field: "label", Message: "must be at most 100 characters"})
 	}
-	u, err := s.Store.User(ctx, tenantID, userID)
+	u, err := s.Users.User(ctx, tenantID, userID)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func (s *Service) ChallengeMFA(ctx context.Context, mfaToken, code string, use U
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Store.User(ctx, c.TenantID, c.UserID)
+	u, err := s.Users.User(ctx, c.TenantID, c.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -301,7 +301,7 @@ func (s *Service) ChallengeMFA(ctx context.Context, mfaToken, code string, use U
 	if !taken || u.Banned(s.Now()) {
 		return nil, errInvalidMFAToken()
 	}
-	tenant, err := s.Store.Tenant(ctx, u.TenantID)
+	tenant, err := s.Tenants.Get(ctx, u.TenantID)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
 
 // OAuthIdentity is an account as an external identity provider describes it.
@@ -57,11 +58,11 @@ func (s *Service) LoginOAuth(ctx context.Context, in OAuthLogin) (*Grant, *MFAPe
 	if err := s.Limiter.Check(ctx, "login:ip:"+in.IPAddress, s.Limits.LoginPerIP); err != nil {
 		return nil, nil, err
 	}
-	tenant, err := s.Store.TenantBySlug(ctx, slug)
+	tenant, err := s.Tenants.BySlug(ctx, slug)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !tenant.open() {
+	if !tenant.Open() {
 		return nil, nil, apperr.E(apperr.Forbidden, "tenant_closed", "The tenant does not accept logins.")
 	}
 	id, err := p.Exchange(ctx, in.Code, in.RedirectURI)
@@ -75,7 +76,7 @@ func (s *Service) LoginOAuth(ctx context.Context, in OAuthLogin) (*Grant, *MFAPe
 	if u.Banned(s.Now()) {
 		return nil, nil, errInvalidCredentials()
 	}
-	if err := s.Store.RecordLogin(ctx, u.ID, s.Now(), ""); err != nil {
+	if u, err = s.recordLogin(ctx, u.ID, ""); err != nil {
 		return nil, nil, err
 	}
 	factors, err := s.Factors.VerifiedFactors(ctx, u.ID)
@@ -99,7 +100,7 @@ func (s *Service) oauthUser(ctx context.Context, tenant *Tenant, provider string
 	}
 	email, emailOK := normalizeEmail(id.Email)
 	if emailOK {
-		existing, err := s.Store.UserByEmail(ctx, tenant.ID, email)
+		existing, err := s.Users.UserByEmail(ctx, tenant.ID, email)
 		switch {
 		case err == nil && id.EmailVerified:
 			return existing, s.OAuthLinks.LinkOAuth(ctx, tenant.ID, existing.ID, provider, id.Subject)
@@ -115,10 +116,7 @@ func (s *Service) oauthUser(ctx context.Context, tenant *Tenant, provider string
 		return nil, err
 	}
 	now := s.Now()
-	u = &User{
-		ID: s.NewID(), TenantID: tenant.ID, RegisterMode: provider, PasswordHash: hash,
-		LastActive: now, RegisteredAt: now, ParallelRenderingCeiling: 1,
-	}
+	u = account.New(s.NewID(), tenant.ID, provider, hash, now)
 	if emailOK {
 		u.Email, u.EmailVerified = &email, id.EmailVerified
 	}

@@ -54,7 +54,7 @@ func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
 	if err := s.Limiter.Check(ctx, "password-change:"+in.UserID, s.Limits.LoginPerAccount); err != nil {
 		return err
 	}
-	u, err := s.Store.User(ctx, in.TenantID, in.UserID)
+	u, err := s.Users.User(ctx, in.TenantID, in.UserID)
 	if err != nil {
 		return err
 	}
@@ -70,8 +70,29 @@ func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
 	if err != nil {
 		return err
 	}
-	if err := s.Store.SetPasswordHash(ctx, u.ID, hash); err != nil {
+	if err := s.setPasswordHash(ctx, u.ID, hash); err != nil {
 		return err
 	}
 	return s.Sessions.RevokeOthers(ctx, u.ID, in.SessionID)
+}
+
+// recordLogin stamps the user's last activity and, when newHash is set, stores the re-hashed
+// password; it answers the user as saved.
+func (s *Service) recordLogin(ctx context.Context, userID, newHash string) (*User, error) {
+	return s.Users.Update(ctx, userID, func(u *User) error {
+		u.LastActive = s.Now()
+		if newHash != "" {
+			u.PasswordHash = newHash
+		}
+		return nil
+	})
+}
+
+// setPasswordHash replaces the user's password hash.
+func (s *Service) setPasswordHash(ctx context.Context, userID, hash string) error {
+	_, err := s.Users.Update(ctx, userID, func(u *User) error {
+		u.PasswordHash = hash
+		return nil
+	})
+	return err
 }

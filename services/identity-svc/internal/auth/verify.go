@@ -112,13 +112,12 @@ func (s *Service) Verify(ctx context.Context, channel, tok, code, ip string) (*V
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Store.MarkVerified(ctx, c.UserID, channel, c.Target); err != nil {
-		if apperr.Is(err, apperr.NotFound) {
-			return nil, errTokenInvalid()
-		}
-		return nil, err
+	u, err := s.Users.Update(ctx, c.UserID, func(u *User) error {
+		return u.ConfirmAddress(channel == notify.SMS, c.Target)
+	})
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, errTokenInvalid()
 	}
-	u, err := s.Store.User(ctx, c.TenantID, c.UserID)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +221,7 @@ func (s *Service) ConfirmReset(ctx context.Context, tok, newPassword, ip string)
 	if err != nil {
 		return err
 	}
-	if err := s.Store.SetPasswordHash(ctx, c.UserID, hash); err != nil {
+	if err := s.setPasswordHash(ctx, c.UserID, hash); err != nil {
 		return err
 	}
 	return s.Sessions.RevokeOthers(ctx, c.UserID, "")

@@ -5,12 +5,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/pgdb"
-	events "github.com/motionstudio/platform/proto-events"
-	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
 
@@ -27,8 +24,7 @@ func (oauthIdentity) TableName() string { return "oauth_identities" }
 
 // UserByOAuth finds the user linked to a provider account; apperr NotFound when none is.
 func (s *Auth) UserByOAuth(ctx context.Context, tenantID, provider, subject string) (*auth.User, error) {
-	return s.userWhere(ctx, "tenant_id = ? AND id = (SELECT user_id FROM oauth_identities WHERE tenant_id = ? AND provider = ? AND subject = ?)",
-		tenantID, tenantID, provider, subject)
+	return s.users.UserByOAuth(ctx, tenantID, provider, subject)
 }
 
 // LinkOAuth links a provider account to a user; linking it again is not an error.
@@ -41,20 +37,14 @@ func (s *Auth) LinkOAuth(ctx context.Context, tenantID, userID, provider, subjec
 // CreateOAuthUser inserts the user, its link and its identity.user.registered.v1 event in one
 // transaction; apperr Conflict when the email is taken in the tenant.
 func (s *Auth) CreateOAuthUser(ctx context.Context, u *auth.User, provider, subject string) error {
-	m := toAuthUser(u, "")
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		if err := tx.Create(&m).Error; err != nil {
-			return pgdb.Translate(err, "user")
+		if err := s.users.insert(ctx, tx, u); err != nil {
+			return err
 		}
 		link := oauthIdentity{ID: uuid.Must(uuid.NewV7()).String(), TenantID: u.TenantID, UserID: u.ID, Provider: provider, Subject: subject, CreatedAt: u.RegisteredAt}
 		if err := tx.Create(&link).Error; err != nil {
 			return pgdb.Translate(err, "oauth identity")
 		}
-		ev := &identityv1.UserRegistered{
-			UserId: u.ID, TenantId: u.TenantID, Email: authStr(u.Email), FullName: authStr(u.FullName),
-			RegisterMode: u.RegisterMode, RegisteredAt: timestamppb.New(u.RegisteredAt),
-		}
-		_, err := s.outbox.Add(ctx, tx, events.SubjectUserRegistered, events.SubjectUserRegistered, ev)
-		return err
+		return nil
 	})
 }

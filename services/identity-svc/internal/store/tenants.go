@@ -128,6 +128,15 @@ func (s *Tenants) BySlug(ctx context.Context, slug string) (*tenant.Tenant, erro
 	return s.take(ctx, "slug = ?", slug)
 }
 
+// IDBySlug finds the id of the tenant with that slug; apperr NotFound when there is none.
+func (s *Tenants) IDBySlug(ctx context.Context, slug string) (string, error) {
+	t, err := s.BySlug(ctx, slug)
+	if err != nil {
+		return "", err
+	}
+	return t.ID, nil
+}
+
 // ByVerifiedDomain finds the tenant with that verified custom domain; apperr NotFound when
 // there is none.
 func (s *Tenants) ByVerifiedDomain(ctx context.Context, domain string) (*tenant.Tenant, error) {

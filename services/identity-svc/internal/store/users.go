@@ -15,7 +15,8 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
 
-// Users implements account.UserStore.
+// Users is the repository of the users table (account.Store, account.UserStore and the user
+// side of auth): userModel is the table's only gorm model.
 type Users struct {
 	db     *gorm.DB
 	outbox *outbox.Writer
@@ -24,28 +25,155 @@ type Users struct {
 // NewUsers returns a Users store writing its events through w.
 func NewUsers(db *gorm.DB, w *outbox.Writer) *Users { return &Users{db: db, outbox: w} }
 
-// User finds a user of a tenant; apperr NotFound when there is none.
-func (s *Users) User(ctx context.Context, tenantID, userID string) (*account.User, error) {
-	return NewAccounts(s.db).User(ctx, tenantID, userID)
+// userModel is the users table's gorm model.
+type userModel struct {
+	ID                       string `gorm:"primaryKey"`
+	TenantID                 string
+	Email                    *string
+	EmailVerified            bool
+	PhoneNumber              *string
+	PhoneVerified            bool
+	FullName                 *string
+	AvatarURL                *string
+	IsAdmin                  bool
+	IsTenantAdmin            bool
+	RegisterMode             string
+	PasswordHash             string
+	LastActiveDate           time.Time
+	RegisterDate             time.Time
+	BalanceMinor             int64
+	AffiliateBalanceMinor    int64
+	LoyaltyScore             int
+	DailyRemainRenderCount   int
+	MaxDailyRenderCount      int
+	ParallelRenderingCeiling int
+	UsedStorageBytes         int64
+	Slogan                   *string
+	AboutMe                  *string
+	CompanyName              *string
+	WebsiteName              *string
+	BirthDate                *time.Time `gorm:"type:date"`
+	Gender                   *string
+	EmailTellMe              bool
+	SmsTellMe                bool
+	PushTellMe               bool
+	TelegramTellMe           bool
+	AvatarID                 *string
+	BannedAt                 *time.Time
+	BannedUntil              *time.Time
+	BanReason                *string
+	SignupAffiliateCode      *string
 }
 
-// UserAnyTenant finds a user by id; apperr NotFound when there is none.
-func (s *Users) UserAnyTenant(ctx context.Context, userID string) (*account.User, error) {
+// TableName is the table of every user.
+func (userModel) TableName() string { return "users" }
+
+func toUserModel(u *account.User) userModel {
+	return userModel{
+		ID: u.ID, TenantID: u.TenantID, Email: u.Email, EmailVerified: u.EmailVerified, PhoneNumber: u.Phone,
+		PhoneVerified: u.PhoneVerified, FullName: u.FullName, AvatarURL: u.AvatarURL, IsAdmin: u.IsAdmin,
+		IsTenantAdmin: u.IsTenantAdmin, RegisterMode: u.RegisterMode, PasswordHash: u.PasswordHash,
+		LastActiveDate: u.LastActive, RegisterDate: u.RegisteredAt, BalanceMinor: u.BalanceMinor,
+		AffiliateBalanceMinor: u.AffiliateBalanceMinor, LoyaltyScore: u.LoyaltyScore,
+		DailyRemainRenderCount: u.DailyRemainRenderCount, MaxDailyRenderCount: u.MaxDailyRenderCount,
+		ParallelRenderingCeiling: u.ParallelRenderingCeiling, UsedStorageBytes: u.UsedStorageBytes,
+		Slogan: u.Profile.Slogan, AboutMe: u.Profile.AboutMe, CompanyName: u.Profile.CompanyName,
+		WebsiteName: u.Profile.WebsiteName, BirthDate: u.Profile.BirthDate, Gender: u.Profile.Gender,
+		EmailTellMe: u.Profile.EmailTellMe, SmsTellMe: u.Profile.SMSTellMe, PushTellMe: u.Profile.PushTellMe,
+		TelegramTellMe: u.Profile.TelegramTellMe, AvatarID: u.Profile.AvatarID,
+		BannedAt: u.BannedAt, BannedUntil: u.BannedUntil, BanReason: u.BanReason,
+		SignupAffiliateCode: u.SignupAffiliateCode,
+	}
+}
+
+func (m userModel) toDomain() *account.User {
+	return &account.User{
+		ID: m.ID, TenantID: m.TenantID, Email: m.Email, EmailVerified: m.EmailVerified, Phone: m.PhoneNumber,
+		PhoneVerified: m.PhoneVerified, FullName: m.FullName, AvatarURL: m.AvatarURL, IsAdmin: m.IsAdmin,
+		IsTenantAdmin: m.IsTenantAdmin, RegisterMode: m.RegisterMode, PasswordHash: m.PasswordHash,
+		LastActive: m.LastActiveDate, RegisteredAt: m.RegisterDate, BalanceMinor: m.BalanceMinor,
+		AffiliateBalanceMinor: m.AffiliateBalanceMinor, LoyaltyScore: m.LoyaltyScore,
+		DailyRemainRenderCount: m.DailyRemainRenderCount, MaxDailyRenderCount: m.MaxDailyRenderCount,
+		ParallelRenderingCeiling: m.ParallelRenderingCeiling, UsedStorageBytes: m.UsedStorageBytes,
+		Profile: account.Profile{
+			Slogan: m.Slogan, AboutMe: m.AboutMe, CompanyName: m.CompanyName, WebsiteName: m.WebsiteName,
+			BirthDate: m.BirthDate, Gender: m.Gender, EmailTellMe: m.EmailTellMe, SMSTellMe: m.SmsTellMe,
+			PushTellMe: m.PushTellMe, TelegramTellMe: m.TelegramTellMe, AvatarID: m.AvatarID,
+		},
+		BannedAt: m.BannedAt, BannedUntil: m.BannedUntil, BanReason: m.BanReason,
+		SignupAffiliateCode: m.SignupAffiliateCode,
+	}
+}
+
+func (s *Users) where(ctx context.Context, query string, args ...any) (*account.User, error) {
 	var m userModel
-	if err := s.db.WithContext(ctx).Where("id = ?", userID).Take(&m).Error; err != nil {
+	if err := s.db.WithContext(ctx).Where(query, args...).Take(&m).Error; err != nil {
 		return nil, pgdb.Translate(err, "user")
 	}
 	return m.toDomain(), nil
 }
 
-// UpdateUser locks the user, applies fn and saves every field in one transaction. It returns
+// User finds a user of a tenant; apperr NotFound when there is none.
+func (s *Users) User(ctx context.Context, tenantID, userID string) (*account.User, error) {
+	return s.where(ctx, "tenant_id = ? AND id = ?", tenantID, userID)
+}
+
+// UserAnyTenant finds a user by id; apperr NotFound when there is none.
+func (s *Users) UserAnyTenant(ctx context.Context, userID string) (*account.User, error) {
+	return s.where(ctx, "id = ?", userID)
+}
+
+// UserByEmail finds a user of a tenant by (lower-case) email; apperr NotFound when there is none.
+func (s *Users) UserByEmail(ctx context.Context, tenantID, email string) (*account.User, error) {
+	return s.where(ctx, "tenant_id = ? AND email = ?", tenantID, email)
+}
+
+// UserByPhone finds a user of a tenant by E.164 phone number; apperr NotFound when there is none.
+func (s *Users) UserByPhone(ctx context.Context, tenantID, phone string) (*account.User, error) {
+	return s.where(ctx, "tenant_id = ? AND phone_number = ?", tenantID, phone)
+}
+
+// UserByOAuth finds the user linked to a provider account; apperr NotFound when none is.
+func (s *Users) UserByOAuth(ctx context.Context, tenantID, provider, subject string) (*account.User, error) {
+	return s.where(ctx, "tenant_id = ? AND id = (SELECT user_id FROM oauth_identities WHERE tenant_id = ? AND provider = ? AND subject = ?)",
+		tenantID, tenantID, provider, subject)
+}
+
+// Create inserts u and its identity.user.registered.v1 event in one transaction; apperr
+// Conflict when the email or phone is taken in the tenant.
+func (s *Users) Create(ctx context.Context, u *account.User) error {
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error { return s.insert(ctx, tx, u) })
+}
+
+// insert writes u and its identity.user.registered.v1 event in tx: every way a user comes to
+// exist (registration, OAuth, the operator CLI) goes through it.
+func (s *Users) insert(ctx context.Context, tx *gorm.DB, u *account.User) error {
+	m := toUserModel(u)
+	if err := tx.WithContext(ctx).Create(&m).Error; err != nil {
+		return pgdb.Translate(err, "user")
+	}
+	ev := &identityv1.UserRegistered{
+		UserId: u.ID, TenantId: u.TenantID, Email: deref(u.Email), PhoneNumber: deref(u.Phone),
+		FullName: deref(u.FullName), RegisterMode: u.RegisterMode, RegisteredAt: timestamppb.New(u.RegisteredAt),
+	}
+	_, err := s.outbox.Add(ctx, tx, events.SubjectUserRegistered, events.SubjectUserRegistered, ev)
+	return err
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+// Update locks the user, applies fn and saves every field in one transaction. It returns
 // apperr NotFound for an unknown user and fn's error unchanged.
-func (s *Users) UpdateUser(ctx context.Context, tenantID, userID string, fn func(*account.User) error) (*account.User, error) {
+func (s *Users) Update(ctx context.Context, userID string, fn func(*account.User) error) (*account.User, error) {
 	var out *account.User
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
 		var m userModel
-		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
-			Where("tenant_id = ? AND id = ?", tenantID, userID).Take(&m).Error
+		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", userID).Take(&m).Error
 		if err != nil {
 			return pgdb.Translate(err, "user")
 		}
@@ -57,10 +185,14 @@ func (s *Users) UpdateUser(ctx context.Context, tenantID, userID string, fn func
 		if err := tx.Model(&saved).Select("*").Omit("id", "tenant_id").Updates(&saved).Error; err != nil {
 			return pgdb.Translate(err, "user")
 		}
-		if err := tx.Exec("UPDATE users SET updated_at = now() WHERE id = ?", u.ID).Error; err != nil {
+		// Read back what the database holds (times at its microsecond precision), so the
+		// caller answers exactly what a later read returns.
+		var back userModel
+		err = tx.Raw("UPDATE users SET updated_at = now() WHERE id = ? RETURNING *", u.ID).Scan(&back).Error
+		if err != nil {
 			return pgdb.Translate(err, "user")
 		}
-		out = u
+		out = back.toDomain()
 		return nil
 	})
 	return out, err

@@ -27,6 +27,7 @@ const (
 	KindEnterprise = "Enterprise"
 
 	StatusActive = "Active"
+	StatusTrial  = "Trial"
 )
 
 // Tenant is an isolated customer of the platform with its settings.
@@ -49,6 +50,9 @@ type Tenant struct {
 	TrialEndsAt      *time.Time
 	CreatedAt        time.Time
 }
+
+// Open reports whether the tenant accepts registrations and logins (Active or Trial).
+func (t *Tenant) Open() bool { return t.Status == StatusActive || t.Status == StatusTrial }
 
 // New is the input of Create.
 type New struct {

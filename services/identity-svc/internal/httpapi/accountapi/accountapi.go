@@ -72,11 +72,6 @@ func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
-// meta builds the pagination block of a paged list.
-func meta(page, size int, total int64) PaginationMeta {
-	return PaginationMeta{Page: page, PageSize: size, Total: int(total), HasMore: int64(page*size) < total}
-}
-
 // pageParam maps an absent paging parameter to 0 (the default) and an explicit 0 to -1, so
 // that the domain refuses it.
 func pageParam(p *int) int {

@@ -211,87 +211,18 @@ func (e DomainVerifyRequestMethod) Valid() bool {
 	}
 }
 
-// Defines values for TenantKind.
-const (
-	TenantKindEnterprise TenantKind = "Enterprise"
-	TenantKindInternal   TenantKind = "Internal"
-	TenantKindReseller   TenantKind = "Reseller"
-)
-
-// Valid indicates whether the value is a known member of the TenantKind enum.
-func (e TenantKind) Valid() bool {
-	switch e {
-	case TenantKindEnterprise:
-		return true
-	case TenantKindInternal:
-		return true
-	case TenantKindReseller:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for TenantStatus.
-const (
-	Active    TenantStatus = "Active"
-	Cancelled TenantStatus = "Cancelled"
-	Suspended TenantStatus = "Suspended"
-	Trial     TenantStatus = "Trial"
-)
-
-// Valid indicates whether the value is a known member of the TenantStatus enum.
-func (e TenantStatus) Valid() bool {
-	switch e {
-	case Active:
-		return true
-	case Cancelled:
-		return true
-	case Suspended:
-		return true
-	case Trial:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for TenantCreateKind.
 const (
-	TenantCreateKindEnterprise TenantCreateKind = "Enterprise"
-	TenantCreateKindReseller   TenantCreateKind = "Reseller"
+	Enterprise TenantCreateKind = "Enterprise"
+	Reseller   TenantCreateKind = "Reseller"
 )
 
 // Valid indicates whether the value is a known member of the TenantCreateKind enum.
 func (e TenantCreateKind) Valid() bool {
 	switch e {
-	case TenantCreateKindEnterprise:
+	case Enterprise:
 		return true
-	case TenantCreateKindReseller:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for UserGender.
-const (
-	UserGenderFemale         UserGender = "Female"
-	UserGenderMale           UserGender = "Male"
-	UserGenderOther          UserGender = "Other"
-	UserGenderPreferNotToSay UserGender = "PreferNotToSay"
-)
-
-// Valid indicates whether the value is a known member of the UserGender enum.
-func (e UserGender) Valid() bool {
-	switch e {
-	case UserGenderFemale:
-		return true
-	case UserGenderMale:
-		return true
-	case UserGenderOther:
-		return true
-	case UserGenderPreferNotToSay:
+	case Reseller:
 		return true
 	default:
 		return false
@@ -300,22 +231,22 @@ func (e UserGender) Valid() bool {
 
 // Defines values for UserUpdateGender.
 const (
-	UserUpdateGenderFemale         UserUpdateGender = "Female"
-	UserUpdateGenderMale           UserUpdateGender = "Male"
-	UserUpdateGenderOther          UserUpdateGender = "Other"
-	UserUpdateGenderPreferNotToSay UserUpdateGender = "PreferNotToSay"
+	Female         UserUpdateGender = "Female"
+	Male           UserUpdateGender = "Male"
+	Other          UserUpdateGender = "Other"
+	PreferNotToSay UserUpdateGender = "PreferNotToSay"
 )
 
 // Valid indicates whether the value is a known member of the UserUpdateGender enum.
 func (e UserUpdateGender) Valid() bool {
 	switch e {
-	case UserUpdateGenderFemale:
+	case Female:
 		return true
-	case UserUpdateGenderMale:
+	case Male:
 		return true
-	case UserUpdateGenderOther:
+	case Other:
 		return true
-	case UserUpdateGenderPreferNotToSay:
+	case PreferNotToSay:
 		return true
 	default:
 		return false
@@ -510,55 +441,6 @@ type DomainVerifyRequest struct {
 // DomainVerifyRequestMethod defines model for DomainVerifyRequest.Method.
 type DomainVerifyRequestMethod string
 
-// PaginationMeta defines model for PaginationMeta.
-type PaginationMeta struct {
-	HasMore  bool `json:"has_more"`
-	Page     int  `json:"page"`
-	PageSize int  `json:"page_size"`
-	Total    int  `json:"total"`
-}
-
-// Problem defines model for Problem.
-type Problem struct {
-	Code   *string `json:"code,omitempty"`
-	Detail *string `json:"detail,omitempty"`
-	Errors *[]struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors,omitempty"`
-	RequestId *string `json:"request_id,omitempty"`
-	Status    int     `json:"status"`
-	Title     string  `json:"title"`
-	Type      string  `json:"type"`
-}
-
-// Tenant defines model for Tenant.
-type Tenant struct {
-	AllowedOrigins   *[]string          `json:"allowed_origins,omitempty"`
-	BillingEmail     *string            `json:"billing_email,omitempty"`
-	ContactEmail     string             `json:"contact_email"`
-	ContactName      *string            `json:"contact_name,omitempty"`
-	ContactPhone     *string            `json:"contact_phone,omitempty"`
-	CreatedAt        time.Time          `json:"created_at"`
-	CustomDomain     *string            `json:"custom_domain"`
-	DomainVerified   bool               `json:"domain_verified"`
-	Id               openapi_types.UUID `json:"id"`
-	Kind             TenantKind         `json:"kind"`
-	MaxStorageGb     *int               `json:"max_storage_gb"`
-	MaxUsers         *int               `json:"max_users"`
-	MonthlyRenderQty *int               `json:"monthly_render_qty"`
-	Name             string             `json:"name"`
-	Slug             string             `json:"slug"`
-	Status           TenantStatus       `json:"status"`
-	TrialEndsAt      *time.Time         `json:"trial_ends_at"`
-}
-
-// TenantKind defines model for Tenant.Kind.
-type TenantKind string
-
-// TenantStatus defines model for Tenant.Status.
-type TenantStatus string
-
 // TenantBranding Colors are `#RRGGBB`; URLs are absolute https URLs; an empty string means unset.
 type TenantBranding struct {
 	AccentColor       *string   `json:"accent_color,omitempty"`
@@ -631,47 +513,6 @@ type TenantUsageDay struct {
 type TenantUsageList struct {
 	Data []TenantUsageDay `json:"data"`
 }
-
-// User defines model for User.
-type User struct {
-	AboutMe               *string `json:"about_me,omitempty"`
-	AffiliateBalanceMinor int64   `json:"affiliate_balance_minor"`
-	AvatarUrl             *string `json:"avatar_url"`
-	BalanceMinor          int64   `json:"balance_minor"`
-
-	// BannedUntil Set while the user is banned with an end date
-	BannedUntil              *time.Time          `json:"banned_until,omitempty"`
-	BirthDate                *openapi_types.Date `json:"birth_date,omitempty"`
-	CompanyName              *string             `json:"company_name,omitempty"`
-	DailyRemainRenderCount   int                 `json:"daily_remain_render_count"`
-	Email                    *string             `json:"email"`
-	EmailTellMe              *bool               `json:"email_tell_me,omitempty"`
-	EmailVerified            bool                `json:"email_verified"`
-	FullName                 *string             `json:"full_name"`
-	Gender                   *UserGender         `json:"gender,omitempty"`
-	Id                       openapi_types.UUID  `json:"id"`
-	IsAdmin                  bool                `json:"is_admin"`
-	IsBanned                 *bool               `json:"is_banned,omitempty"`
-	IsTenantAdmin            bool                `json:"is_tenant_admin"`
-	LastActiveDate           time.Time           `json:"last_active_date"`
-	LoyaltyScore             int                 `json:"loyalty_score"`
-	MaxDailyRenderCount      int                 `json:"max_daily_render_count"`
-	ParallelRenderingCeiling int                 `json:"parallel_rendering_ceiling"`
-	PhoneNumber              *string             `json:"phone_number"`
-	PhoneVerified            bool                `json:"phone_verified"`
-	PushTellMe               *bool               `json:"push_tell_me,omitempty"`
-	RegisterDate             time.Time           `json:"register_date"`
-	RegisterMode             string              `json:"register_mode"`
-	Slogan                   *string             `json:"slogan,omitempty"`
-	SmsTellMe                *bool               `json:"sms_tell_me,omitempty"`
-	TelegramTellMe           *bool               `json:"telegram_tell_me,omitempty"`
-	TenantId                 openapi_types.UUID  `json:"tenant_id"`
-	UsedStorageBytes         int64               `json:"used_storage_bytes"`
-	WebsiteName              *string             `json:"website_name,omitempty"`
-}
-
-// UserGender defines model for User.Gender.
-type UserGender string
 
 // UserBalance defines model for UserBalance.
 type UserBalance struct {
@@ -771,6 +612,9 @@ type WebhookDeliveryList struct {
 type WebhookList struct {
 	Data []Webhook `json:"data"`
 }
+
+// ProblemResponse defines model for ProblemResponse.
+type ProblemResponse = Problem
 
 // ListTenantsParams defines parameters for ListTenants.
 type ListTenantsParams struct {

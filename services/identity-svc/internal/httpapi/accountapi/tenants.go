@@ -10,8 +10,10 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/wire"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 )
 
@@ -36,9 +38,9 @@ func (h *Handler) ListTenants(c echo.Context, params ListTenantsParams) error {
 	if err != nil {
 		return err
 	}
-	out := TenantPage{Data: make([]Tenant, len(page.Tenants)), Meta: meta(page.Page, page.PageSize, page.Total)}
+	out := TenantPage{Data: make([]Tenant, len(page.Tenants)), Meta: wire.ToMeta(paging.Page{Number: page.Page, Size: page.PageSize}.Meta(int(page.Total)))}
 	for i, t := range page.Tenants {
-		out.Data[i] = toTenantResponse(t)
+		out.Data[i] = wire.ToTenant(t)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -56,7 +58,7 @@ func (h *Handler) CreateTenant(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, toTenantResponse(t))
+	return c.JSON(http.StatusCreated, wire.ToTenant(t))
 }
 
 // GetTenantBySlug resolves a tenant by slug or verified custom domain.
@@ -65,7 +67,7 @@ func (h *Handler) GetTenantBySlug(c echo.Context, slug string) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toTenantResponse(t))
+	return c.JSON(http.StatusOK, wire.ToTenant(t))
 }
 
 // GetTenant answers one tenant.
@@ -74,7 +76,7 @@ func (h *Handler) GetTenant(c echo.Context, tenantID openapi_types.UUID) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toTenantResponse(t))
+	return c.JSON(http.StatusOK, wire.ToTenant(t))
 }
 
 // UpdateTenant changes a tenant's settings.
@@ -90,7 +92,7 @@ func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) erro
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toTenantResponse(t))
+	return c.JSON(http.StatusOK, wire.ToTenant(t))
 }
 
 // GetTenantBranding answers a tenant's branding.
@@ -154,17 +156,6 @@ func (h *Handler) GetTenantUsage(c echo.Context, tenantID openapi_types.UUID, pa
 		}
 	}
 	return c.JSON(http.StatusOK, out)
-}
-
-func toTenantResponse(t *tenant.Tenant) Tenant {
-	origins := t.AllowedOrigins
-	return Tenant{
-		Id: uuid.MustParse(t.ID), Slug: t.Slug, Name: t.Name, Kind: TenantKind(t.Kind), Status: TenantStatus(t.Status),
-		CustomDomain: t.CustomDomain, DomainVerified: t.DomainVerified, ContactEmail: t.ContactEmail,
-		ContactName: &t.ContactName, ContactPhone: &t.ContactPhone, BillingEmail: &t.BillingEmail,
-		AllowedOrigins: &origins, MaxUsers: t.MaxUsers, MaxStorageGb: t.MaxStorageGB,
-		MonthlyRenderQty: t.MonthlyRenderQty, TrialEndsAt: t.TrialEndsAt, CreatedAt: t.CreatedAt,
-	}
 }
 
 func toBrandingResponse(b *tenant.Branding) TenantBranding {

@@ -5,14 +5,15 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/wire"
 )
 
 // Users is what the handlers need of the user service.
@@ -31,7 +32,7 @@ func (h *Handler) GetMe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+	return c.JSON(http.StatusOK, wire.ToUser(u, time.Now()))
 }
 
 // UpdateMe changes the calling user's profile.
@@ -52,7 +53,7 @@ func (h *Handler) UpdateMe(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+	return c.JSON(http.StatusOK, wire.ToUser(u, time.Now()))
 }
 
 // GetMyBalance answers the calling user's balances.
@@ -81,7 +82,7 @@ func (h *Handler) SetMyAvatar(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+	return c.JSON(http.StatusOK, wire.ToUser(u, time.Now()))
 }
 
 // GetUser answers one user to an admin.
@@ -90,7 +91,7 @@ func (h *Handler) GetUser(c echo.Context, userID openapi_types.UUID) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toUserResponse(u, time.Now()))
+	return c.JSON(http.StatusOK, wire.ToUser(u, time.Now()))
 }
 
 // ListUsers answers a page of users to an admin.
@@ -106,9 +107,9 @@ func (h *Handler) ListUsers(c echo.Context, params ListUsersParams) error {
 	now := time.Now()
 	out := UserPage{Data: make([]User, len(page.Users))}
 	for i, u := range page.Users {
-		out.Data[i] = toUserResponse(u, now)
+		out.Data[i] = wire.ToUser(u, now)
 	}
-	out.Meta = meta(page.Page, page.PageSize, page.Total)
+	out.Meta = wire.ToMeta(paging.Page{Number: page.Page, Size: page.PageSize}.Meta(int(page.Total)))
 	return c.JSON(http.StatusOK, out)
 }
 
@@ -122,48 +123,4 @@ func (h *Handler) BanUser(c echo.Context, userID openapi_types.UUID) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
-}
-
-func toUserResponse(u *account.User, now time.Time) User {
-	p := u.Profile
-	banned := u.Banned(now)
-	out := User{
-		Id:                       uuid.MustParse(u.ID),
-		TenantId:                 uuid.MustParse(u.TenantID),
-		Email:                    u.Email,
-		EmailVerified:            u.EmailVerified,
-		PhoneNumber:              u.Phone,
-		PhoneVerified:            u.PhoneVerified,
-		FullName:                 u.FullName,
-		AvatarUrl:                u.AvatarURL,
-		IsAdmin:                  u.IsAdmin,
-		IsTenantAdmin:            u.IsTenantAdmin,
-		RegisterMode:             u.RegisterMode,
-		LastActiveDate:           u.LastActive,
-		RegisterDate:             u.RegisteredAt,
-		BalanceMinor:             u.BalanceMinor,
-		AffiliateBalanceMinor:    u.AffiliateBalanceMinor,
-		LoyaltyScore:             u.LoyaltyScore,
-		DailyRemainRenderCount:   u.DailyRemainRenderCount,
-		MaxDailyRenderCount:      u.MaxDailyRenderCount,
-		ParallelRenderingCeiling: u.ParallelRenderingCeiling,
-		UsedStorageBytes:         u.UsedStorageBytes,
-		Slogan:                   p.Slogan,
-		AboutMe:                  p.AboutMe,
-		CompanyName:              p.CompanyName,
-		WebsiteName:              p.WebsiteName,
-		Gender:                   (*UserGender)(p.Gender),
-		EmailTellMe:              &p.EmailTellMe,
-		SmsTellMe:                &p.SMSTellMe,
-		PushTellMe:               &p.PushTellMe,
-		TelegramTellMe:           &p.TelegramTellMe,
-		IsBanned:                 &banned,
-	}
-	if p.BirthDate != nil {
-		out.BirthDate = &openapi_types.Date{Time: *p.BirthDate}
-	}
-	if banned {
-		out.BannedUntil = u.BannedUntil
-	}
-	return out
 }

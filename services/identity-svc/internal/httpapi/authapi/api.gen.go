@@ -94,75 +94,6 @@ func (e PasswordResetResultPasswordChanged) Valid() bool {
 	}
 }
 
-// Defines values for TenantKind.
-const (
-	Enterprise TenantKind = "Enterprise"
-	Internal   TenantKind = "Internal"
-	Reseller   TenantKind = "Reseller"
-)
-
-// Valid indicates whether the value is a known member of the TenantKind enum.
-func (e TenantKind) Valid() bool {
-	switch e {
-	case Enterprise:
-		return true
-	case Internal:
-		return true
-	case Reseller:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for TenantStatus.
-const (
-	Active    TenantStatus = "Active"
-	Cancelled TenantStatus = "Cancelled"
-	Suspended TenantStatus = "Suspended"
-	Trial     TenantStatus = "Trial"
-)
-
-// Valid indicates whether the value is a known member of the TenantStatus enum.
-func (e TenantStatus) Valid() bool {
-	switch e {
-	case Active:
-		return true
-	case Cancelled:
-		return true
-	case Suspended:
-		return true
-	case Trial:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for UserGender.
-const (
-	Female         UserGender = "Female"
-	Male           UserGender = "Male"
-	Other          UserGender = "Other"
-	PreferNotToSay UserGender = "PreferNotToSay"
-)
-
-// Valid indicates whether the value is a known member of the UserGender enum.
-func (e UserGender) Valid() bool {
-	switch e {
-	case Female:
-		return true
-	case Male:
-		return true
-	case Other:
-		return true
-	case PreferNotToSay:
-		return true
-	default:
-		return false
-	}
-}
-
 // AuthTokens defines model for AuthTokens.
 type AuthTokens struct {
 	AccessToken string `json:"access_token"`
@@ -292,20 +223,6 @@ type PasswordResetResult struct {
 // PasswordResetResultPasswordChanged defines model for PasswordResetResult.PasswordChanged.
 type PasswordResetResultPasswordChanged bool
 
-// Problem defines model for Problem.
-type Problem struct {
-	Code   *string `json:"code,omitempty"`
-	Detail *string `json:"detail,omitempty"`
-	Errors *[]struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors,omitempty"`
-	RequestId *string `json:"request_id,omitempty"`
-	Status    int     `json:"status"`
-	Title     string  `json:"title"`
-	Type      string  `json:"type"`
-}
-
 // PushSubscribeRequest defines model for PushSubscribeRequest.
 type PushSubscribeRequest struct {
 	// Endpoint The push service URL (https).
@@ -375,74 +292,6 @@ type SessionList struct {
 	Sessions []Session `json:"sessions"`
 }
 
-// Tenant defines model for Tenant.
-type Tenant struct {
-	AllowedOrigins   *[]string          `json:"allowed_origins,omitempty"`
-	BillingEmail     *string            `json:"billing_email,omitempty"`
-	ContactEmail     string             `json:"contact_email"`
-	ContactName      *string            `json:"contact_name,omitempty"`
-	ContactPhone     *string            `json:"contact_phone,omitempty"`
-	CreatedAt        time.Time          `json:"created_at"`
-	CustomDomain     *string            `json:"custom_domain"`
-	DomainVerified   bool               `json:"domain_verified"`
-	Id               openapi_types.UUID `json:"id"`
-	Kind             TenantKind         `json:"kind"`
-	MaxStorageGb     *int               `json:"max_storage_gb"`
-	MaxUsers         *int               `json:"max_users"`
-	MonthlyRenderQty *int               `json:"monthly_render_qty"`
-	Name             string             `json:"name"`
-	Slug             string             `json:"slug"`
-	Status           TenantStatus       `json:"status"`
-	TrialEndsAt      *time.Time         `json:"trial_ends_at"`
-}
-
-// TenantKind defines model for Tenant.Kind.
-type TenantKind string
-
-// TenantStatus defines model for Tenant.Status.
-type TenantStatus string
-
-// User defines model for User.
-type User struct {
-	AboutMe               *string `json:"about_me,omitempty"`
-	AffiliateBalanceMinor int64   `json:"affiliate_balance_minor"`
-	AvatarUrl             *string `json:"avatar_url"`
-	BalanceMinor          int64   `json:"balance_minor"`
-
-	// BannedUntil Set while the user is banned with an end date
-	BannedUntil              *time.Time          `json:"banned_until,omitempty"`
-	BirthDate                *openapi_types.Date `json:"birth_date,omitempty"`
-	CompanyName              *string             `json:"company_name,omitempty"`
-	DailyRemainRenderCount   int                 `json:"daily_remain_render_count"`
-	Email                    *string             `json:"email"`
-	EmailTellMe              *bool               `json:"email_tell_me,omitempty"`
-	EmailVerified            bool                `json:"email_verified"`
-	FullName                 *string             `json:"full_name"`
-	Gender                   *UserGender         `json:"gender,omitempty"`
-	Id                       openapi_types.UUID  `json:"id"`
-	IsAdmin                  bool                `json:"is_admin"`
-	IsBanned                 *bool               `json:"is_banned,omitempty"`
-	IsTenantAdmin            bool                `json:"is_tenant_admin"`
-	LastActiveDate           time.Time           `json:"last_active_date"`
-	LoyaltyScore             int                 `json:"loyalty_score"`
-	MaxDailyRenderCount      int                 `json:"max_daily_render_count"`
-	ParallelRenderingCeiling int                 `json:"parallel_rendering_ceiling"`
-	PhoneNumber              *string             `json:"phone_number"`
-	PhoneVerified            bool                `json:"phone_verified"`
-	PushTellMe               *bool               `json:"push_tell_me,omitempty"`
-	RegisterDate             time.Time           `json:"register_date"`
-	RegisterMode             string              `json:"register_mode"`
-	Slogan                   *string             `json:"slogan,omitempty"`
-	SmsTellMe                *bool               `json:"sms_tell_me,omitempty"`
-	TelegramTellMe           *bool               `json:"telegram_tell_me,omitempty"`
-	TenantId                 openapi_types.UUID  `json:"tenant_id"`
-	UsedStorageBytes         int64               `json:"used_storage_bytes"`
-	WebsiteName              *string             `json:"website_name,omitempty"`
-}
-
-// UserGender defines model for User.Gender.
-type UserGender string
-
 // VerificationResult defines model for VerificationResult.
 type VerificationResult struct {
 	EmailVerified bool               `json:"email_verified"`
@@ -455,6 +304,9 @@ type VerifyRequest struct {
 	Code  string `json:"code"`
 	Token string `json:"token"`
 }
+
+// ProblemResponse defines model for ProblemResponse.
+type ProblemResponse = Problem
 
 // LoginJSONRequestBody defines body for Login for application/json ContentType.
 type LoginJSONRequestBody = LoginRequest

@@ -448,14 +448,6 @@ type GatewayNotificationAck struct {
 	Received bool `json:"received"`
 }
 
-// PaginationMeta defines model for PaginationMeta.
-type PaginationMeta struct {
-	HasMore  bool `json:"has_more"`
-	Page     int  `json:"page"`
-	PageSize int  `json:"page_size"`
-	Total    int  `json:"total"`
-}
-
 // Payment defines model for Payment.
 type Payment struct {
 	Action        PaymentAction `json:"action"`
@@ -534,20 +526,6 @@ type PlanScope string
 // PlanList defines model for PlanList.
 type PlanList struct {
 	Data []Plan `json:"data"`
-}
-
-// Problem defines model for Problem.
-type Problem struct {
-	Code   *string `json:"code,omitempty"`
-	Detail *string `json:"detail,omitempty"`
-	Errors *[]struct {
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"errors,omitempty"`
-	RequestId *string `json:"request_id,omitempty"`
-	Status    int     `json:"status"`
-	Title     string  `json:"title"`
-	Type      string  `json:"type"`
 }
 
 // PurchaseRequest defines model for PurchaseRequest.
@@ -650,6 +628,9 @@ type UserPlan struct {
 	RemainChargeSec      int                `json:"remain_charge_sec"`
 	StartsAt             time.Time          `json:"starts_at"`
 }
+
+// ProblemResponse defines model for ProblemResponse.
+type ProblemResponse = Problem
 
 // ListDiscountsParams defines parameters for ListDiscounts.
 type ListDiscountsParams struct {

@@ -9,7 +9,6 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/pkg/paging"
 )
 
 // Handler implements ServerInterface.
@@ -52,11 +51,6 @@ func Policies(v *authn.Verifier) httpx.Policies {
 // Register mounts this package's operations on e with the service's merged policies.
 func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
-}
-
-// toMeta maps the answered page's description to the wire's pagination block.
-func toMeta(m paging.Meta) PaginationMeta {
-	return PaginationMeta{Page: m.Page, PageSize: m.PageSize, Total: m.Total, HasMore: m.HasMore}
 }
 
 func deref[T any](p *T) T {

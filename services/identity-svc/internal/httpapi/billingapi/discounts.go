@@ -9,6 +9,7 @@ import (
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/wire"
 )
 
 // CreateDiscount creates a discount code in the caller's tenant (administrators only).
@@ -45,7 +46,7 @@ func (h *Handler) ListDiscounts(c echo.Context, params ListDiscountsParams) erro
 	if err != nil {
 		return err
 	}
-	out := DiscountPage{Data: make([]Discount, len(ds)), Meta: toMeta(page.Meta(int(total)))}
+	out := DiscountPage{Data: make([]Discount, len(ds)), Meta: wire.ToMeta(page.Meta(int(total)))}
 	for i := range ds {
 		out.Data[i] = toDiscountResponse(&ds[i])
 	}

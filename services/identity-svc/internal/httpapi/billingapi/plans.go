@@ -14,6 +14,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/wire"
 )
 
 // maxNotificationBytes bounds a gateway notification's body.
@@ -101,7 +102,7 @@ func (h *Handler) ListPayments(c echo.Context, params ListPaymentsParams) error 
 	if err != nil {
 		return err
 	}
-	out := PaymentPage{Data: make([]Payment, len(ps)), Meta: toMeta(page.Meta(int(total)))}
+	out := PaymentPage{Data: make([]Payment, len(ps)), Meta: wire.ToMeta(page.Meta(int(total)))}
 	for i := range ps {
 		out.Data[i] = toPaymentResponse(&ps[i])
 	}

@@ -1,0 +1,10 @@
+package billingapi
+
+import "github.com/motionstudio/platform/services/identity-svc/internal/httpapi/wire"
+
+// The schemas several tags answer with are generated once, in package wire (oapi-codegen.yaml
+// excludes them here); the generated code of this package names them through these aliases.
+type (
+	Problem        = wire.Problem
+	PaginationMeta = wire.PaginationMeta
+)

@@ -1,0 +1,3 @@
+package wire
+
+//go:generate oapi-codegen -config oapi-codegen.yaml ../../../api/openapi.yaml
