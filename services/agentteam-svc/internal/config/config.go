@@ -14,10 +14,27 @@ type Config struct {
 	DB   pgdb.Config
 	NATS natsx.Config
 	Auth Auth
+	// Embeddings chooses the embedder of team memory and the skill library.
+	Embeddings Embeddings
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 	// SkillsAdminKey guards the shared skill library (X-Skills-Admin-Key); empty refuses every call.
 	SkillsAdminKey string `env:"SKILLS_ADMIN_KEY"`
+	// OutboundAllowLoopback lets calls to user-given URLs (model connections, MCP servers,
+	// embeddings) reach 127.0.0.1 and ::1; only local development and tests set it.
+	OutboundAllowLoopback bool `env:"OUTBOUND_ALLOW_LOOPBACK" default:"false"`
+}
+
+// Embeddings configures the OpenAI-compatible embeddings endpoint; with no base URL the
+// built-in local embedder is used.
+type Embeddings struct {
+	// BaseURL is the API root of an OpenAI-compatible embeddings endpoint (for example
+	// https://api.openai.com/v1); empty selects the built-in local embedder.
+	BaseURL string `env:"EMBEDDINGS_BASE_URL"`
+	// Model is the embeddings model; it must answer 384-dimension vectors.
+	Model string `env:"EMBEDDINGS_MODEL" default:"text-embedding-3-small"`
+	// APIKey is the endpoint's bearer token; it is never logged.
+	APIKey string `env:"EMBEDDINGS_API_KEY"`
 }
 
 // Auth says where the identity service's public keys are.
