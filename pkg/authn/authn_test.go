@@ -334,6 +334,29 @@ var _ = Describe("signing and verifying without HTTP", func() {
 		Expect(id.Version()).To(Equal(uuid.Version(7)))
 	})
 
+	It("answers a token verified before with the same claims, and never past its expiry", func() {
+		_, key, err := ed25519.GenerateKey(rand.Reader)
+		Expect(err).NotTo(HaveOccurred())
+		signer, err := authn.NewSigner(key, "k1", "iss")
+		Expect(err).NotTo(HaveOccurred())
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "iss")
+		token, err := signer.Sign(authn.Claims{Subject: "u", TokenUse: authn.TokenUseAccess, Scopes: []string{"a"}, ExpiresAt: time.Now().Add(2 * time.Second)})
+		Expect(err).NotTo(HaveOccurred())
+
+		first, err := verifier.Verify(context.Background(), token)
+		Expect(err).NotTo(HaveOccurred())
+		first.Scopes[0] = "changed by a caller"
+		again, err := verifier.Verify(context.Background(), token)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again.Subject).To(Equal("u"))
+		Expect(again.Scopes).To(Equal([]string{"a"}), "a caller's change does not reach the kept claims")
+
+		Eventually(func() error {
+			_, err := verifier.Verify(context.Background(), token)
+			return err
+		}).WithTimeout(45 * time.Second).WithPolling(500 * time.Millisecond).Should(MatchError(ContainSubstring("expired")))
+	})
+
 	It("refuses to sign without an expiry or with an unknown token use", func() {
 		_, key, err := ed25519.GenerateKey(rand.Reader)
 		Expect(err).NotTo(HaveOccurred())

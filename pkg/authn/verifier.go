@@ -36,8 +36,9 @@ type keySource interface {
 
 // Verifier checks tokens against a JWKS and an expected issuer.
 type Verifier struct {
-	issuer string
-	keys   keySource
+	issuer   string
+	keys     keySource
+	verified *verifiedCache
 }
 
 // VerifierConfig locates the issuer's JWKS.
@@ -71,15 +72,16 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 		return nil, fmt.Errorf("authn: new verifier: register %s: %w", cfg.JWKSURL, err)
 	}
 	return &Verifier{
-		issuer: cfg.Issuer,
-		keys:   &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
+		issuer:   cfg.Issuer,
+		keys:     &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
+		verified: newVerifiedCache(),
 	}, nil
 }
 
 // NewStaticVerifier verifies tokens with the keys of set, for a service that checks the tokens
 // it issues itself.
 func NewStaticVerifier(set jwk.Set, issuer string) *Verifier {
-	return &Verifier{issuer: issuer, keys: staticKeys{set: set}}
+	return &Verifier{issuer: issuer, keys: staticKeys{set: set}, verified: newVerifiedCache()}
 }
 
 // Verify parses raw and checks its signature (EdDSA only), expiry and issuance time (30s leeway),
@@ -87,9 +89,14 @@ func NewStaticVerifier(set jwk.Set, issuer string) *Verifier {
 // malformed, badly signed, expired, from another issuer or signed with an unknown key, and an
 // apperr Unavailable error (with RetryAfter) when the key set cannot be fetched, either before
 // any fetch has succeeded or while refetching it for a key id missing from the cached set.
+// A token verified in the last minute is answered from memory until it expires.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 	if raw == "" {
 		return nil, apperr.E(apperr.Unauthenticated, "missing_token", "A bearer token is required.")
+	}
+	now := time.Now()
+	if c, ok := v.verified.get(raw, now); ok {
+		return c, nil
 	}
 	if strings.Count(raw, ".") != 2 {
 		return nil, invalidToken(errors.New("authn: not a compact jws"))
@@ -134,6 +141,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 	if err != nil {
 		return nil, invalidToken(err)
 	}
+	v.verified.put(raw, c, now)
 	return c, nil
 }
 
