@@ -35,6 +35,8 @@ const (
 	SubjectTenantDomainVerified = "identity.tenant.domain_verified.v1"
 	SubjectPlanActivated        = "identity.plan.activated.v1"
 	SubjectQuestCompleted       = "identity.quest.completed.v1"
+
+	SubjectTaskMoved = "agentteam.task.moved.v1"
 )
 
 // Subjects of jobs.
@@ -92,6 +94,8 @@ func Catalogue() []Entry {
 		{SubjectTenantDomainVerified, KindEvent, SourceIdentity, "tenant.domain_verified", newOf[identityv1.TenantDomainVerified]},
 		{SubjectPlanActivated, KindEvent, SourceIdentity, "plan.activated", newOf[identityv1.PlanActivated]},
 		{SubjectQuestCompleted, KindEvent, SourceIdentity, "quest.completed", newOf[identityv1.QuestCompleted]},
+
+		{SubjectTaskMoved, KindEvent, SourceAgentteam, "", newOf[agentteamv1.TaskMoved]},
 
 		{SubjectSvgPreviewJob, KindJob, SourceContent, "", newOf[contentv1.SvgPreviewJob]},
 		{SubjectAgentRunJob, KindJob, SourceAgentteam, "", newOf[agentteamv1.AgentRunJob]},

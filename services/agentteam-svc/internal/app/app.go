@@ -86,7 +86,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	checker := access.NewChecker(orgs)
 	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
-	boardHandler := boardapi.NewHandler(board.NewService(store.NewBoard(a.db)))
+	boardHandler := boardapi.NewHandler(board.NewService(store.NewBoard(a.db, outbox.NewWriter(events.SourceAgentteam))))
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},

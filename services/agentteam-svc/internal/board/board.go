@@ -1,31 +1,7 @@
 // Package board holds the work board: work items, their columns and who they are assigned to.
 package board
 
-import (
-	"context"
-	"time"
-)
-
-// Assignee kinds.
-const (
-	AssigneeMember = "Member"
-	AssigneeAgent  = "Agent"
-)
-
-// WorkItem is a task on a team's board.
-type WorkItem struct {
-	ID           string
-	TeamID       string
-	Title        string
-	Description  string
-	Type         string
-	Status       string
-	AssigneeKind *string
-	AssigneeID   *string
-	ParentID     *string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
-}
+import "context"
 
 // Store persists work items.
 type Store interface {

@@ -1,13 +1,14 @@
 package store
 
 import (
+	"context"
 	"time"
 
-	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
 type auditModel struct {
@@ -38,7 +39,7 @@ func (m auditModel) toDomain() audit.Entry {
 // action (no member) is stored with a null member id.
 func writeAudit(tx *gorm.DB, e audit.Entry) error {
 	m := auditModel{
-		ID: uuid.Must(uuid.NewV7()).String(), OrganizationID: e.OrganizationID, Action: e.Action, EntityType: e.EntityType,
+		ID: newID(), OrganizationID: e.OrganizationID, Action: e.Action, EntityType: e.EntityType,
 		EntityID: e.EntityID, Detail: e.Detail, CreatedAt: e.CreatedAt,
 	}
 	if m.CreatedAt.IsZero() {
@@ -48,4 +49,15 @@ func writeAudit(tx *gorm.DB, e audit.Entry) error {
 		m.MemberID = &e.MemberID
 	}
 	return pgdb.Translate(tx.Create(&m).Error, "audit record")
+}
+
+// AuditLog lists the organization's audit records, newest first.
+func (s *Board) AuditLog(ctx context.Context, organizationID string, p org.Page) ([]audit.Entry, error) {
+	var rows []auditModel
+	err := s.db.WithContext(ctx).Where("organization_id = ?", organizationID).Order("created_at DESC, id DESC").
+		Offset(p.Offset).Limit(p.Limit).Find(&rows).Error
+	if err != nil {
+		return nil, pgdb.Translate(err, "audit record")
+	}
+	return mapAll(rows, auditModel.toDomain), nil
 }

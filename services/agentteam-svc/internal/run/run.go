@@ -1,0 +1,89 @@
+// Package run holds agent runs and the jobs that carry them to a worker: a run is queued with
+// its job in one transaction, a worker claims the job with a lease, and the run ends Completed,
+// Failed or Cancelled.
+package run
+
+import (
+	"time"
+
+	"github.com/motionstudio/platform/pkg/apperr"
+)
+
+// Status is an agent run's state.
+type Status string
+
+// Run statuses.
+const (
+	Queued    Status = "Queued"
+	Running   Status = "Running"
+	Completed Status = "Completed"
+	Failed    Status = "Failed"
+	Cancelled Status = "Cancelled"
+)
+
+// Active reports whether the run may still change (Queued or Running).
+func (s Status) Active() bool { return s == Queued || s == Running }
+
+// SkippedServer is an MCP server a run could not use, and why.
+type SkippedServer struct {
+	ID     string
+	Name   string
+	Reason string
+}
+
+// Run is one execution of an AI seat's agent on a work item.
+type Run struct {
+	ID                string
+	OrganizationID    string
+	TeamID            string
+	SeatID            string
+	WorkItemID        string
+	AgentID           *string
+	Status            Status
+	ActionType        string
+	ActionRisk        string
+	Prompt            string
+	Output            string
+	Error             string
+	ErrorCode         string
+	Attempts          int
+	ConnectionID      *string
+	PromptTokens      int
+	CompletionTokens  int
+	SkippedMCPServers []SkippedServer
+	CreatedAt         time.Time
+	StartedAt         *time.Time
+	FinishedAt        *time.Time
+	UpdatedAt         time.Time
+}
+
+// JobStatus is a job's state.
+type JobStatus string
+
+// Job statuses.
+const (
+	JobPending    JobStatus = "Pending"
+	JobProcessing JobStatus = "Processing"
+	JobDone       JobStatus = "Done"
+	JobFailed     JobStatus = "Failed"
+)
+
+// JobKindAgentRun is the kind of the job that carries a run.
+const JobKindAgentRun = "agent.run"
+
+// Job carries a run to a worker; the worker that holds its lease executes the run.
+type Job struct {
+	ID         string
+	Kind       string
+	RunID      string
+	Status     JobStatus
+	Attempts   int
+	LeaseOwner string
+	LeaseUntil *time.Time
+	LastError  string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// NotFound is the 404 for an unknown run.
+func NotFound() error { return apperr.E(apperr.NotFound, "run_not_found", "Run not found.") }

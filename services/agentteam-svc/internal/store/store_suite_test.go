@@ -1,0 +1,24 @@
+package store_test
+
+import (
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/testkit"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
+)
+
+func TestStore(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "agentteam store")
+}
+
+var db *gorm.DB
+
+var _ = BeforeSuite(func() {
+	db, _ = testkit.NewDatabase("agentteam_store", outbox.Migrations, store.Migrations)
+})
