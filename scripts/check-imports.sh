@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # check-imports.sh enforces the module boundaries of the workspace: a service never imports
 # another service's module, and pkg/, proto-events/ and e2e/ import no service at all
-# (tests included). It prints every offending import and exits 1 when there is one.
+# (tests included). It also enforces the layering of docs/ARCHITECTURE: a service's domain
+# packages (internal/<noun> that is not an adapter below) import only the standard library
+# without its network and database clients, pkg/apperr, pkg/paging, the pure helpers below and
+# other domain packages of their service; adapters (store, httpapi, bus, outbound clients such
+# as the payment gateways and the SMTP sender) are never imported by a domain package.
+# It prints every offending import and exits 1 when there is one.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,4 +37,50 @@ awk -v root="$ROOT" '
 	}
 	END { exit bad }
 ' <<<"$listing" || { echo "check-imports: module boundaries violated" >&2; exit 1; }
-echo "check-imports: $(wc -l <<<"$listing") packages respect the module boundaries"
+
+# ADAPTERS are the first path element under a service's internal/ of its adapter packages.
+ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai"
+# PURE lists the import path prefixes of third-party helpers without I/O a domain may use.
+PURE="github.com/google/uuid golang.org/x/image/"
+# STD_IO are standard-library clients of networks, databases and processes: adapters' business.
+STD_IO="net/http net/smtp net/rpc database/sql os/exec"
+
+prod="$(go list -e -f '{{.ImportPath}}{{range .Imports}} {{.}}{{end}}' "$ROOT/services/..." | grep '/internal/' || true)"
+awk -v root="$ROOT" -v adapters="$ADAPTERS" -v pure="$PURE" -v stdio="$STD_IO" '
+	BEGIN {
+		n = split(adapters, a, " "); for (i = 1; i <= n; i++) adapter[a[i]] = 1
+		np = split(pure, purelist, " ")
+		n = split(stdio, s, " "); for (i = 1; i <= n; i++) io[s[i]] = 1
+	}
+	# layer prints "<service>/<first element>" of an internal package, or "".
+	function part(p,    rest, parts) {
+		if (index(p, root "/services/") != 1) return ""
+		rest = substr(p, length(root "/services/") + 1)
+		split(rest, parts, "/")
+		if (parts[2] != "internal") return ""
+		return parts[1] "/" parts[3]
+	}
+	function isAdapter(pt,    parts) { split(pt, parts, "/"); return (parts[2] in adapter) }
+	function allowed(from, to,    i, pt) {
+		if (to in io) return 0
+		if (index(to, ".") == 0 && index(to, root "/") != 1) return 1
+		if (to == root "/pkg/apperr" || to == root "/pkg/paging") return 1
+		for (i = 1; i <= np; i++) if (index(to, purelist[i]) == 1) return 1
+		pt = part(to)
+		if (pt == "") return 0
+		split(from, f, "/"); split(pt, t, "/")
+		return f[1] == t[1] && !isAdapter(pt)
+	}
+	{
+		from = part($1)
+		if (from == "" || isAdapter(from)) next
+		for (i = 2; i <= NF; i++) {
+			if (!allowed(from, $i)) {
+				printf "check-imports: domain package %s imports %s\n", $1, $i
+				bad = 1
+			}
+		}
+	}
+	END { exit bad }
+' <<<"$prod" || { echo "check-imports: layering violated (domain packages import only the standard library, pkg/apperr, pkg/paging and pure helpers)" >&2; exit 1; }
+echo "check-imports: $(wc -l <<<"$listing") packages respect the module boundaries and the layering"

@@ -15,6 +15,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
@@ -101,7 +102,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err != nil {
 			return err
 		}
-		issued, err := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, nil, now).Access(token.Subject{
+		issued, err := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, nil, now).Access(auth.Subject{
 			UserID: u.ID, TenantID: u.TenantID, SessionID: newID(), Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
 		}, *ttl)
 		if err != nil {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/ed25519"
 	"fmt"
 	"log/slog"
@@ -19,6 +20,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/oauth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/push"
+	"github.com/motionstudio/platform/services/identity-svc/internal/sender"
 	"github.com/motionstudio/platform/services/identity-svc/internal/session"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
@@ -51,18 +53,18 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		Sessions: sessions,
 		Hasher:   password.NewHasher(password.Default),
 		Tokens:   issuer,
-		Limiter:  limiter,
+		Limiter:  authLimiter{limiter},
 		Limits: auth.Limits{
-			LoginPerIP:         redisx.PerMinute(c.LoginPerIP),
-			LoginPerAccount:    redisx.PerMinute(c.LoginPerAccount),
-			LoginPerAccountAll: redisx.PerMinute(c.LoginPerAccountAllAddresses),
-			LoginPerTenant:     redisx.PerMinute(c.LoginPerTenant),
-			RegisterPerIP:      redisx.PerMinute(c.RegisterPerIP),
-			RegisterPerTenant:  redisx.PerMinute(c.RegisterPerTenant),
-			VerifyPerIP:        redisx.PerMinute(c.VerifyPerIP),
-			ResetPerIP:         redisx.PerMinute(c.ResetPerIP),
-			ResetPerAccount:    redisx.PerMinute(c.ResetPerAccount),
-			ResetPerTenant:     redisx.PerMinute(c.ResetPerTenant),
+			LoginPerIP:         auth.PerMinute(c.LoginPerIP),
+			LoginPerAccount:    auth.PerMinute(c.LoginPerAccount),
+			LoginPerAccountAll: auth.PerMinute(c.LoginPerAccountAllAddresses),
+			LoginPerTenant:     auth.PerMinute(c.LoginPerTenant),
+			RegisterPerIP:      auth.PerMinute(c.RegisterPerIP),
+			RegisterPerTenant:  auth.PerMinute(c.RegisterPerTenant),
+			VerifyPerIP:        auth.PerMinute(c.VerifyPerIP),
+			ResetPerIP:         auth.PerMinute(c.ResetPerIP),
+			ResetPerAccount:    auth.PerMinute(c.ResetPerAccount),
+			ResetPerTenant:     auth.PerMinute(c.ResetPerTenant),
 		},
 		Challenges: challenge.NewStore(a.rdb, cfg.Redis.KeyPrefix),
 		Notifier:   notifier,
@@ -94,15 +96,15 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 func newNotifier(a *App, c config.Auth) (notify.Notifier, error) {
 	switch c.NotifyMode {
 	case "dev":
-		dev := notify.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.db))
+		dev := sender.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.db))
 		return notify.Router{Email: dev, SMS: dev}, nil
 	case "live":
 		if c.SMTPAddr == "" || c.SMSURL == "" {
 			return nil, fmt.Errorf("app: NOTIFY_MODE=live needs SMTP_ADDR and SMS_GATEWAY_URL")
 		}
 		return notify.Router{
-			Email: notify.NewSMTP(notify.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword}),
-			SMS: notify.NewSMSGateway(notify.SMSConfig{URL: c.SMSURL, APIKey: c.SMSAPIKey, From: c.SMSFrom},
+			Email: sender.NewSMTP(sender.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword}),
+			SMS: sender.NewSMSGateway(sender.SMSConfig{URL: c.SMSURL, APIKey: c.SMSAPIKey, From: c.SMSFrom},
 				outbound.New(outbound.Options{AllowLoopback: c.SMSAllowLoopback, UserAgent: Name})),
 		}, nil
 	default:
@@ -131,4 +133,11 @@ func newOAuthProviders(c config.Auth) (map[string]auth.OAuthProvider, error) {
 		out[p.Name] = oauth.New(p, c.OAuthTimeout)
 	}
 	return out, nil
+}
+
+// authLimiter checks auth's rates with the Redis limiter.
+type authLimiter struct{ l *redisx.Limiter }
+
+func (l authLimiter) Check(ctx context.Context, key string, lim auth.Limit) error {
+	return l.l.Check(ctx, key, redisx.Limit(lim))
 }

@@ -12,6 +12,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/gateway"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/billingapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
@@ -35,15 +36,15 @@ func newBillingParts(a *App, cfg config.Config, writer *outbox.Writer) *billingP
 	bcfg := cfg.Billing
 	gateways := map[string]billing.Gateway{}
 	if bcfg.SandboxEnabled {
-		gateways[billing.GatewaySandbox] = billing.Sandbox{}
+		gateways[billing.GatewaySandbox] = gateway.Sandbox{}
 	}
 	if bcfg.RedirectAPIURL != "" {
-		gateways[billing.GatewayRedirect] = billing.NewRedirect(billing.RedirectOptions{
+		gateways[billing.GatewayRedirect] = gateway.NewRedirect(gateway.RedirectOptions{
 			APIURL: bcfg.RedirectAPIURL, StartURL: bcfg.RedirectStartURL, MerchantID: bcfg.RedirectMerchant,
 		})
 	}
 	if bcfg.WebhookAPIURL != "" {
-		gateways[billing.GatewayWebhook] = billing.NewWebhook(billing.WebhookOptions{
+		gateways[billing.GatewayWebhook] = gateway.NewWebhook(gateway.WebhookOptions{
 			APIURL: bcfg.WebhookAPIURL, APIKey: bcfg.WebhookAPIKey, Secret: bcfg.WebhookSecret, ReturnURL: bcfg.ReturnURL,
 		})
 	}

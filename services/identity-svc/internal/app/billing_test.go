@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	events "github.com/motionstudio/platform/proto-events"
-	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
+	paygateway "github.com/motionstudio/platform/services/identity-svc/internal/gateway"
 )
 
 // newPlan seeds an active plan of the tenant and answers its id.
@@ -80,7 +80,7 @@ func redirectCallback(authority, status string) (int, *url.URL) {
 // notify posts a webhook-style gateway notification signed with secret.
 func notify(secret string, body string) int {
 	GinkgoHelper()
-	sig := billing.Sign(secret, []byte(body), time.Now())
+	sig := paygateway.Sign(secret, []byte(body), time.Now())
 	return client.Do("POST", "/v1/payments/callback/webhook", "", body, "Webhook-Signature", sig).Status
 }
 
@@ -375,7 +375,7 @@ var _ = Describe("paying through a webhook-style gateway", func() {
 	It("refuses a wrong or missing signature and leaves the payment pending", func() {
 		Expect(notify("not-the-secret", body("payment.succeeded"))).To(Equal(http.StatusUnauthorized))
 		Expect(client.Do("POST", "/v1/payments/callback/webhook", "", body("payment.succeeded")).Status).To(Equal(http.StatusUnauthorized))
-		stale := billing.Sign(webhookGatewaySecret, []byte(body("payment.succeeded")), time.Now().Add(-time.Hour))
+		stale := paygateway.Sign(webhookGatewaySecret, []byte(body("payment.succeeded")), time.Now().Add(-time.Hour))
 		Expect(client.Do("POST", "/v1/payments/callback/webhook", "", body("payment.succeeded"), "Webhook-Signature", stale).Status).
 			To(Equal(http.StatusUnauthorized))
 		Expect(paymentOf(me.Token, paymentID)).To(HaveKeyWithValue("status", "Pending"))

@@ -14,11 +14,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/motionstudio/platform/pkg/redisx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
-	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
 
 // Register modes.
@@ -93,14 +91,36 @@ type Hasher interface {
 	Verify(plain, encoded string) (match, rehash bool, err error)
 }
 
-// Tokens mints access tokens.
-type Tokens interface {
-	Access(s token.Subject, ttl time.Duration) (token.Issued, error)
+// Subject is whom an access token speaks for.
+type Subject struct {
+	UserID, TenantID, SessionID string
+	Admin, TenantAdmin          bool
 }
+
+// Issued is a signed token and its lifetime.
+type Issued struct {
+	Token     string
+	ExpiresIn time.Duration
+}
+
+// Tokens mints access tokens; ttl 0 is the configured default.
+type Tokens interface {
+	Access(s Subject, ttl time.Duration) (Issued, error)
+}
+
+// Limit is a rate: Rate events per Period, Burst of them at once.
+type Limit struct {
+	Rate   int
+	Burst  int
+	Period time.Duration
+}
+
+// PerMinute allows n events a minute, all of them at once if they come in a burst.
+func PerMinute(n int) Limit { return Limit{Rate: n, Burst: n, Period: time.Minute} }
 
 // Limiter refuses events over a rate with apperr RateLimited.
 type Limiter interface {
-	Check(ctx context.Context, key string, lim redisx.Limit) error
+	Check(ctx context.Context, key string, lim Limit) error
 }
 
 // Limits are the attempt rates of login, registration, verification and password reset.
@@ -108,11 +128,11 @@ type Limiter interface {
 // LoginPerAccountAll counts them from every address (looser), so that someone guessing from
 // elsewhere exhausts their own allowance long before the owner's.
 type Limits struct {
-	LoginPerIP, LoginPerAccount, LoginPerTenant redisx.Limit
-	LoginPerAccountAll                          redisx.Limit
-	RegisterPerIP, RegisterPerTenant            redisx.Limit
-	VerifyPerIP                                 redisx.Limit
-	ResetPerIP, ResetPerAccount, ResetPerTenant redisx.Limit
+	LoginPerIP, LoginPerAccount, LoginPerTenant Limit
+	LoginPerAccountAll                          Limit
+	RegisterPerIP, RegisterPerTenant            Limit
+	VerifyPerIP                                 Limit
+	ResetPerIP, ResetPerAccount, ResetPerTenant Limit
 }
 
 // Challenge purposes.

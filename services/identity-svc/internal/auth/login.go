@@ -8,7 +8,6 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
-	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
 
 var phonePattern = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
@@ -277,7 +276,7 @@ func (s *Service) openSession(ctx context.Context, u *User, tenant *Tenant, in L
 }
 
 func (s *Service) grant(u *User, tenant *Tenant, sessionID, refresh string) (*Grant, error) {
-	issued, err := s.Tokens.Access(token.Subject{
+	issued, err := s.Tokens.Access(Subject{
 		UserID: u.ID, TenantID: u.TenantID, SessionID: sessionID, Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
 	}, 0)
 	if err != nil {

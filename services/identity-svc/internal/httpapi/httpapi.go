@@ -15,12 +15,12 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/redisx"
-	"github.com/motionstudio/platform/services/identity-svc/internal/token"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
 
 // Tokens is what the handlers need of the token issuer.
 type Tokens interface {
-	Service(ctx context.Context, clientID, secret string) (token.Issued, error)
+	Service(ctx context.Context, clientID, secret string) (auth.Issued, error)
 }
 
 // Limiter refuses callers over a rate.

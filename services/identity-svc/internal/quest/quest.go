@@ -111,7 +111,8 @@ type Store interface {
 	// Quests lists the tenant's active, unexpired quests at now with the user's progress in
 	// each quest's current period.
 	Quests(ctx context.Context, tenantID, userID string, now time.Time) ([]Quest, error)
-	// Triggered lists the tenant's active, unexpired quests moved by trigger.
+	// Triggered lists the tenant's active, unexpired quests moved by trigger that existed at
+	// at: an event handled late never counts for a quest created after it happened.
 	Triggered(ctx context.Context, tenantID, trigger string, at time.Time) ([]Quest, error)
 	// Advance counts one step of the user on the quest in period; when it reaches the target it
 	// marks the quest completed and writes the quest.completed event.

@@ -113,10 +113,11 @@ func (s *Quests) Quests(ctx context.Context, tenantID, userID string, now time.T
 	return out, nil
 }
 
-// Triggered lists the tenant's active quests moved by trigger at.
+// Triggered lists the tenant's active quests moved by trigger at, among those that existed then.
 func (s *Quests) Triggered(ctx context.Context, tenantID, trigger string, at time.Time) ([]quest.Quest, error) {
 	var ms []questModel
-	if err := activeQuests(s.db.WithContext(ctx), tenantID, at).Where("trigger = ?", trigger).Find(&ms).Error; err != nil {
+	q := activeQuests(s.db.WithContext(ctx), tenantID, at).Where("trigger = ? AND created_at <= ?", trigger, at)
+	if err := q.Find(&ms).Error; err != nil {
 		return nil, pgdb.Translate(err, "quests")
 	}
 	out := make([]quest.Quest, len(ms))

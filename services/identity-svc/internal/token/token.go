@@ -12,6 +12,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
 
 // Signer signs claims into a compact JWT.
@@ -62,20 +63,8 @@ func NewIssuer(signer Signer, accessTTL, serviceTTL time.Duration, clients []Cli
 	return &Issuer{signer: signer, accessTTL: accessTTL, serviceTTL: serviceTTL, clients: clients, now: now}
 }
 
-// Subject is who an access token is for.
-type Subject struct {
-	UserID, TenantID, SessionID string
-	Admin, TenantAdmin          bool
-}
-
-// Issued is a signed token and its lifetime.
-type Issued struct {
-	Token     string
-	ExpiresIn time.Duration
-}
-
 // Access mints a user access token; ttl 0 means the configured default.
-func (i *Issuer) Access(s Subject, ttl time.Duration) (Issued, error) {
+func (i *Issuer) Access(s auth.Subject, ttl time.Duration) (auth.Issued, error) {
 	if ttl <= 0 {
 		ttl = i.accessTTL
 	}
@@ -86,14 +75,14 @@ func (i *Issuer) Access(s Subject, ttl time.Duration) (Issued, error) {
 		IssuedAt: now, ExpiresAt: now.Add(ttl),
 	})
 	if err != nil {
-		return Issued{}, fmt.Errorf("token: sign access token: %w", err)
+		return auth.Issued{}, fmt.Errorf("token: sign access token: %w", err)
 	}
-	return Issued{Token: tok, ExpiresIn: ttl}, nil
+	return auth.Issued{Token: tok, ExpiresIn: ttl}, nil
 }
 
 // Service checks a client's credentials in constant time and mints a service token. It returns
 // apperr Unauthenticated (code invalid_client) for an unknown client or a wrong secret.
-func (i *Issuer) Service(_ context.Context, clientID, secret string) (Issued, error) {
+func (i *Issuer) Service(_ context.Context, clientID, secret string) (auth.Issued, error) {
 	given := sha256.Sum256([]byte(secret))
 	var match *Client
 	for k := range i.clients {
@@ -105,7 +94,7 @@ func (i *Issuer) Service(_ context.Context, clientID, secret string) (Issued, er
 		}
 	}
 	if match == nil {
-		return Issued{}, apperr.E(apperr.Unauthenticated, "invalid_client", "unknown client or wrong secret")
+		return auth.Issued{}, apperr.E(apperr.Unauthenticated, "invalid_client", "unknown client or wrong secret")
 	}
 	now := i.now()
 	tok, err := i.signer.Sign(authn.Claims{
@@ -113,7 +102,7 @@ func (i *Issuer) Service(_ context.Context, clientID, secret string) (Issued, er
 		IssuedAt: now, ExpiresAt: now.Add(i.serviceTTL),
 	})
 	if err != nil {
-		return Issued{}, fmt.Errorf("token: sign service token: %w", err)
+		return auth.Issued{}, fmt.Errorf("token: sign service token: %w", err)
 	}
-	return Issued{Token: tok, ExpiresIn: i.serviceTTL}, nil
+	return auth.Issued{Token: tok, ExpiresIn: i.serviceTTL}, nil
 }

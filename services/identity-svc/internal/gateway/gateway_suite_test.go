@@ -1,4 +1,4 @@
-package notify_test
+package gateway_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-func TestNotify(t *testing.T) {
+func TestGateway(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "notify")
+	RunSpecs(t, "gateway")
 }

@@ -1,4 +1,4 @@
-package billing
+package gateway
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 )
 
 // SignatureTolerance is how old a webhook-style gateway's notification may be.
@@ -42,7 +43,7 @@ func NewWebhook(o WebhookOptions) *Webhook {
 }
 
 // Start creates a hosted checkout; apperr Unavailable when the provider fails.
-func (g *Webhook) Start(ctx context.Context, p *Payment, _ string) (Checkout, error) {
+func (g *Webhook) Start(ctx context.Context, p *billing.Payment, _ string) (billing.Checkout, error) {
 	var out struct {
 		ID  string `json:"id"`
 		URL string `json:"url"`
@@ -52,16 +53,16 @@ func (g *Webhook) Start(ctx context.Context, p *Payment, _ string) (Checkout, er
 		"description": p.Title, "return_url": g.o.ReturnURL,
 	}, &out)
 	if err != nil {
-		return Checkout{}, err
+		return billing.Checkout{}, err
 	}
 	if out.ID == "" || out.URL == "" {
-		return Checkout{}, apperr.E(apperr.Unavailable, "gateway_unavailable", "the payment gateway answered no checkout")
+		return billing.Checkout{}, apperr.E(apperr.Unavailable, "gateway_unavailable", "the payment gateway answered no checkout")
 	}
-	return Checkout{Authority: out.ID, RedirectURL: out.URL}, nil
+	return billing.Checkout{Authority: out.ID, RedirectURL: out.URL}, nil
 }
 
 // Refund asks the provider to refund amount; apperr Unavailable when it fails.
-func (g *Webhook) Refund(ctx context.Context, p *Payment, amount int64) error {
+func (g *Webhook) Refund(ctx context.Context, p *billing.Payment, amount int64) error {
 	return postJSON(ctx, g.o.Client, g.o.APIURL+"/refunds", g.o.APIKey, map[string]any{
 		"checkout_id": p.Authority, "amount_minor": amount,
 	}, nil)
@@ -70,9 +71,9 @@ func (g *Webhook) Refund(ctx context.Context, p *Payment, amount int64) error {
 // ParseNotification checks the signature header ("t=<unix>,v1=<hex HMAC-SHA256 of
 // "<t>.<body>">") in constant time and decodes the body. It returns apperr Unauthenticated for
 // a missing, stale or wrong signature and Invalid for a body it cannot read.
-func (g *Webhook) ParseNotification(signature string, body []byte, now time.Time) (Notification, error) {
+func (g *Webhook) ParseNotification(signature string, body []byte, now time.Time) (billing.Notification, error) {
 	if err := VerifySignature(g.o.Secret, signature, body, now); err != nil {
-		return Notification{}, err
+		return billing.Notification{}, err
 	}
 	var in struct {
 		ID   string `json:"id"`
@@ -85,19 +86,19 @@ func (g *Webhook) ParseNotification(signature string, body []byte, now time.Time
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(body, &in); err != nil || in.ID == "" || in.Data.CheckoutID == "" {
-		return Notification{}, apperr.E(apperr.Invalid, "invalid_notification", "the notification needs id, type and data.checkout_id")
+		return billing.Notification{}, apperr.E(apperr.Invalid, "invalid_notification", "the notification needs id, type and data.checkout_id")
 	}
-	n := Notification{EventID: in.ID, Authority: in.Data.CheckoutID, AmountMinor: in.Data.AmountMinor}
+	n := billing.Notification{EventID: in.ID, Authority: in.Data.CheckoutID, AmountMinor: in.Data.AmountMinor}
 	switch in.Type {
 	case "payment.succeeded":
-		n.Outcome = Outcome{Paid: true, Ref: in.ID, CardLast4: in.Data.CardLast4}
+		n.Outcome = billing.Outcome{Paid: true, Ref: in.ID, CardLast4: in.Data.CardLast4}
 	case "payment.failed":
-		n.Outcome = Outcome{FailureReason: in.Data.FailureReason}
+		n.Outcome = billing.Outcome{FailureReason: in.Data.FailureReason}
 		if n.Outcome.FailureReason == "" {
 			n.Outcome.FailureReason = "the gateway declined the payment"
 		}
 	default:
-		return Notification{}, apperr.E(apperr.Invalid, "invalid_notification", "type must be payment.succeeded or payment.failed")
+		return billing.Notification{}, apperr.E(apperr.Invalid, "invalid_notification", "type must be payment.succeeded or payment.failed")
 	}
 	return n, nil
 }

@@ -1,4 +1,4 @@
-package notify_test
+package sender_test
 
 import (
 	"bufio"
@@ -15,6 +15,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+	"github.com/motionstudio/platform/services/identity-svc/internal/sender"
 )
 
 // mail is what the test SMTP server received.
@@ -105,7 +106,7 @@ func address(arg string) string {
 var _ = Describe("the SMTP notifier", func() {
 	It("delivers a plain-text email to a local SMTP server", func() {
 		addr, got := smtpServer(false)
-		n := notify.NewSMTP(notify.SMTPConfig{Addr: addr, From: "no-reply@motionstudio.test"})
+		n := sender.NewSMTP(sender.SMTPConfig{Addr: addr, From: "no-reply@motionstudio.test"})
 		err := n.Send(context.Background(), notify.Message{
 			Channel: notify.Email, To: "ada@example.test", Subject: "Verify your email", Body: "Your code is 123456\nThanks",
 		})
@@ -120,19 +121,19 @@ var _ = Describe("the SMTP notifier", func() {
 
 	It("reports a refused recipient and an unreachable server as Unavailable", func() {
 		addr, _ := smtpServer(true)
-		err := notify.NewSMTP(notify.SMTPConfig{Addr: addr, From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test"})
+		err := sender.NewSMTP(sender.SMTPConfig{Addr: addr, From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unavailable))
 
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		Expect(err).NotTo(HaveOccurred())
 		closed := ln.Addr().String()
 		Expect(ln.Close()).To(Succeed())
-		err = notify.NewSMTP(notify.SMTPConfig{Addr: closed, From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test"})
+		err = sender.NewSMTP(sender.SMTPConfig{Addr: closed, From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unavailable))
 	})
 
 	It("refuses header injection in the recipient", func() {
-		err := notify.NewSMTP(notify.SMTPConfig{Addr: "127.0.0.1:1", From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test\r\nBcc: y@example.test"})
+		err := sender.NewSMTP(sender.SMTPConfig{Addr: "127.0.0.1:1", From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test\r\nBcc: y@example.test"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
 	})
 })
@@ -151,7 +152,7 @@ var _ = Describe("the SMS gateway notifier", func() {
 			w.WriteHeader(http.StatusAccepted)
 		}))
 		DeferCleanup(srv.Close)
-		n := notify.NewSMSGateway(notify.SMSConfig{URL: srv.URL + "/send", APIKey: "k-123", From: "Motion"}, client)
+		n := sender.NewSMSGateway(sender.SMSConfig{URL: srv.URL + "/send", APIKey: "k-123", From: "Motion"}, client)
 		Expect(n.Send(context.Background(), notify.Message{Channel: notify.SMS, To: "+491511234567", Body: "code 123456"})).To(Succeed())
 		var body map[string]string
 		Eventually(got).Should(Receive(&body))
@@ -164,7 +165,7 @@ var _ = Describe("the SMS gateway notifier", func() {
 			w.WriteHeader(http.StatusInternalServerError)
 		}))
 		DeferCleanup(srv.Close)
-		err := notify.NewSMSGateway(notify.SMSConfig{URL: srv.URL}, client).Send(context.Background(), notify.Message{To: "+491511234567"})
+		err := sender.NewSMSGateway(sender.SMSConfig{URL: srv.URL}, client).Send(context.Background(), notify.Message{To: "+491511234567"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unavailable))
 	})
 })

@@ -1,6 +1,8 @@
-package notify
+package sender
 
 import (
+	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -36,9 +38,9 @@ func NewSMSGateway(cfg SMSConfig, client Doer) *SMSGateway {
 	return &SMSGateway{cfg: cfg, http: client}
 }
 
-// Send implements Notifier. It returns apperr Unavailable when the gateway cannot be reached or
+// Send implements notify.Notifier. It returns apperr Unavailable when the gateway cannot be reached or
 // answers anything but 2xx, and the client's apperr Invalid for a refused gateway address.
-func (g *SMSGateway) Send(ctx context.Context, m Message) error {
+func (g *SMSGateway) Send(ctx context.Context, m notify.Message) error {
 	body, err := json.Marshal(map[string]string{"from": g.cfg.From, "to": m.To, "text": m.Body})
 	if err != nil {
 		return fmt.Errorf("notify: encode sms: %w", err)

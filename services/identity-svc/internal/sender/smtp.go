@@ -1,6 +1,8 @@
-package notify
+package sender
 
 import (
+	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
+
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -41,7 +43,7 @@ func NewSMTP(cfg SMTPConfig) *SMTP {
 
 // Send implements Notifier: it delivers m as a plain-text email. It returns apperr Invalid for a
 // recipient with line breaks and Unavailable when the server refuses or does not answer.
-func (s *SMTP) Send(ctx context.Context, m Message) error {
+func (s *SMTP) Send(ctx context.Context, m notify.Message) error {
 	if strings.ContainsAny(m.To, "\r\n") || strings.ContainsAny(m.Subject, "\r\n") {
 		return apperr.Invalidf("email recipient and subject must be single lines")
 	}
@@ -67,7 +69,7 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	return nil
 }
 
-func (s *SMTP) deliver(c *smtp.Client, host string, m Message) error {
+func (s *SMTP) deliver(c *smtp.Client, host string, m notify.Message) error {
 	if ok, _ := c.Extension("STARTTLS"); ok {
 		if err := c.StartTLS(&tls.Config{ServerName: host, MinVersion: tls.VersionTLS12}); err != nil {
 			return err
@@ -98,7 +100,7 @@ func (s *SMTP) deliver(c *smtp.Client, host string, m Message) error {
 }
 
 // compose builds an RFC 5322 message with a UTF-8 plain-text body.
-func compose(from string, m Message) []byte {
+func compose(from string, m notify.Message) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "From: %s\r\nTo: %s\r\nSubject: %s\r\n", from, m.To, mime.QEncoding.Encode("utf-8", m.Subject))
 	fmt.Fprintf(&b, "Date: %s\r\nMessage-ID: <%s@motionstudio>\r\n", time.Now().UTC().Format(time.RFC1123Z), uuid.NewString())
