@@ -20,9 +20,7 @@ import (
 const (
 	planLive    = `c.is_published AND c.deleted_at IS NULL`
 	planColumns = `c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup, c.primary_mode,
-	c.rate_avg, c.rate_count, c.use_count,
-	coalesce((SELECT string_agg(DISTINCT p.aspect, ',' ORDER BY p.aspect) FROM projects p
-		WHERE p.container_id = c.id AND p.is_published AND p.aspect <> ''), '') AS aspects`
+	c.rate_avg, c.rate_count, c.use_count, array_to_string(c.aspects, ',') AS aspects`
 )
 
 // planCase is one catalog listing: extra conditions with their arguments and an order.
@@ -64,9 +62,9 @@ func plans(ctx context.Context, args []string) error {
 	newest := `c.created_at DESC, c.id DESC`
 	cases := []planCase{
 		{"search", []string{`c.search @@ to_tsquery('simple', ?)`}, []any{ts}, `ts_rank(c.search, to_tsquery('simple', '` + ts + `')) DESC, c.id DESC`},
-		{"filter-category", []string{`EXISTS (SELECT 1 FROM container_categories cc WHERE cc.container_id = c.id AND cc.category_id = ?)`}, []any{*category}, newest},
-		{"filter-tags", []string{`c.id IN (SELECT ct.container_id FROM container_tags ct WHERE ct.tag_id IN ? GROUP BY ct.container_id HAVING count(*) = ?)`}, []any{[]string{*tagA, *tagB}, 2}, newest},
-		{"filter-aspect", []string{`EXISTS (SELECT 1 FROM projects p WHERE p.container_id = c.id AND p.is_published AND p.aspect = ?)`}, []any{"9:16"}, newest},
+		{"filter-category", []string{`c.category_ids @> ARRAY[?::uuid]`}, []any{*category}, newest},
+		{"filter-tags", []string{`c.tag_ids @> ?::uuid[]`}, []any{"{" + *tagA + "," + *tagB + "}"}, newest},
+		{"filter-aspect", []string{`c.aspects @> ARRAY[?::text]`}, []any{"9:16"}, newest},
 		{"filter-premium", []string{`c.is_premium = ?`}, []any{true}, newest},
 		{"sort-newest", nil, nil, newest},
 		{"sort-popular", nil, nil, `c.use_count DESC, c.id DESC`},

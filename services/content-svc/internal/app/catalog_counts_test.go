@@ -41,22 +41,46 @@ var _ = Describe("the catalog's totals", func() {
 		Expect(meta(url.Values{"page": {"2"}})).To(HaveKeyWithValue("total", 4.0))
 	})
 
-	It("reuse a total for the same filters in any sort or page until this process writes", func() {
+	It("reuse a total for the same filters in any sort or page, and drop it when any replica writes", func() {
 		tags := tpl[0]["tag_ids"].([]any)
 		filter := url.Values{"tag_ids": {tags[0].(string), tags[1].(string)}}
 		Expect(meta(filter)).To(HaveKeyWithValue("total", 5.0))
 
-		// Another replica's write is not seen before the count cache's TTL.
+		// Another replica's writes (here straight into the database) show in the next listing.
 		Expect(db.Exec(`UPDATE containers SET is_published = false WHERE id = ?`, catID(tpl[4])).Error).To(Succeed())
 		reordered := url.Values{"tag_ids": {tags[1].(string), tags[0].(string)}, "sort": {"popular"}}
-		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 5.0, "has_more": true}))
+		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 4.0, "has_more": true}))
+		Expect(db.Exec(`DELETE FROM container_tags WHERE container_id = ? AND tag_id = ?`, catID(tpl[3]), tags[0]).Error).To(Succeed())
+		Expect(meta(reordered)).To(HaveKeyWithValue("total", 3.0))
 
-		// has_more never trusts a kept total: page 2 of the 4 left is the last one.
+		// has_more never trusts a kept total: page 2 of the 3 left is the last one.
 		reordered.Set("page", "2")
 		Expect(meta(reordered)).To(HaveKeyWithValue("has_more", false))
 
 		catNoContent("DELETE", "/v1/containers/"+catID(tpl[0]), nil)
 		reordered.Set("page", "1")
-		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 3.0, "has_more": true}))
+		Expect(meta(reordered)).To(Equal(map[string]any{"page": 1.0, "page_size": 2.0, "total": 2.0, "has_more": false}))
+	})
+
+	It("count a template in an aspect once a project of that aspect is published, on any replica", func() {
+		project := func(i int) {
+			GinkgoHelper()
+			Expect(db.Exec(`INSERT INTO projects (id, container_id, name, aspect, original_width, original_height, project_duration_sec, choose_mode)
+				VALUES (gen_random_uuid(), ?, 'P', '4:5', 1080, 1350, 10, 'scene')`, catID(tpl[i])).Error).To(Succeed())
+		}
+		aspect := url.Values{"aspect": {"4:5"}}
+		for i := range 3 {
+			project(i)
+		}
+		Expect(meta(aspect)).To(HaveKeyWithValue("total", 3.0))
+		project(3)
+		Expect(meta(aspect)).To(HaveKeyWithValue("total", 4.0))
+		Expect(db.Exec(`UPDATE projects SET is_published = false WHERE container_id = ?`, catID(tpl[0])).Error).To(Succeed())
+		Expect(meta(aspect)).To(HaveKeyWithValue("total", 3.0))
+		cards := catList(url.Values{"aspect": {"4:5"}, "mode": {"counted"}})["data"].([]any)
+		Expect(cards).To(HaveLen(3))
+		for _, c := range cards {
+			Expect(c).To(HaveKeyWithValue("available_aspects", []any{"4:5"}))
+		}
 	})
 })

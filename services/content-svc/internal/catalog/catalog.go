@@ -166,8 +166,8 @@ type TemplateCard struct {
 	AvailableAspects []string
 }
 
-// TemplatePage is one page of the catalog and the number of templates matching in all. Total
-// may be up to a CountCache TTL old; HasMore is always exact.
+// TemplatePage is one page of the catalog and the number of templates matching in all; both
+// are exact.
 type TemplatePage struct {
 	Cards    []TemplateCard
 	Total    int
@@ -203,6 +203,9 @@ type Store interface {
 	// that more follow; CountTemplates answers how many templates match q's filters.
 	Templates(ctx context.Context, q TemplateQuery) ([]TemplateCard, error)
 	CountTemplates(ctx context.Context, q TemplateQuery) (int, error)
+	// CatalogVersion answers a number that grows with every committed change that can change
+	// a total, in the change's own transaction.
+	CatalogVersion(ctx context.Context) (int64, error)
 	Template(ctx context.Context, slugOrID string) (TemplateDetail, error)
 	TemplateProjects(ctx context.Context, containerID string) ([]Project, error)
 	RelatedTemplates(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)

@@ -8,13 +8,14 @@ import (
 	"time"
 )
 
-// DefaultCountCacheSize is how many catalog totals a CountCache keeps.
-const DefaultCountCacheSize = 1024
+// DefaultCountCacheSize is how many catalog totals a CountCache keeps (some 200 bytes each).
+const DefaultCountCacheSize = 10000
 
-// CountCache keeps the catalog's totals per filter set for a short time, so that paging
-// through a listing does not count the whole catalog on every page. Every catalog write of
-// this process bumps its generation, which drops every total counted before the write; writes
-// of other processes show within the TTL. A CountCache is safe for concurrent use.
+// CountCache keeps the catalog's totals per filter set, so that paging through a listing does
+// not count the whole catalog on every page. A total is kept only for the catalog version it
+// was counted at: Observe with another version (read from the database, which every write that
+// can change a total bumps) drops every total, as does a write of this process (Invalidate).
+// Totals also expire after the TTL. A CountCache is safe for concurrent use.
 type CountCache struct {
 	ttl  time.Duration
 	size int
@@ -22,6 +23,7 @@ type CountCache struct {
 
 	mu      sync.Mutex
 	gen     uint64
+	version int64
 	entries map[string]countEntry
 }
 
@@ -93,6 +95,21 @@ func (c *CountCache) evict(now time.Time) {
 	if len(c.entries) >= c.size {
 		delete(c.entries, oldest)
 	}
+}
+
+// Observe drops every total when version differs from the last one seen; call it with the
+// catalog's version read before Get and Generation. An older version (read by a request that
+// started before a write) drops them too: needless, never stale, since whatever is counted after
+// Observe sees at least that write.
+func (c *CountCache) Observe(version int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if version == c.version {
+		return
+	}
+	c.version = version
+	c.gen++
+	clear(c.entries)
 }
 
 // Invalidate bumps the generation and drops every total; catalog writes call it.

@@ -184,8 +184,8 @@ type TemplateFilter struct {
 	PageSize   *int
 }
 
-// Templates answers one page of published, live templates. The total counts this process's
-// writes at once and other processes' writes within the count cache's TTL. It answers apperr
+// Templates answers one page of published, live templates with the exact total: a kept total
+// is used only while the catalog's version is the one it was counted at. It answers apperr
 // Invalid for an unknown sort or aspect and a page or page size outside the paging rule.
 func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage, error) {
 	q := TemplateQuery{CategoryID: f.CategoryID, TagIDs: dedupe(f.TagIDs), Mode: f.Mode, Aspect: f.Aspect,
@@ -233,11 +233,17 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 
 // total answers the number of templates matching q's filters given the page's cards (up to
 // one past the page): exact without counting when the page is the last one, else from the
-// count cache when it holds a fresh total.
+// count cache when it holds a total of the catalog's current version (every replica reads the
+// version, so a write on any of them drops the totals everywhere).
 func (s *Service) total(ctx context.Context, q TemplateQuery, cards int) (int, error) {
 	if cards <= q.PageSize && (cards > 0 || q.Page == 1) {
 		return (q.Page-1)*q.PageSize + cards, nil
 	}
+	version, err := s.store.CatalogVersion(ctx)
+	if err != nil {
+		return 0, err
+	}
+	s.counts.Observe(version)
 	key := countKey(q)
 	if n, ok := s.counts.Get(key); ok {
 		return n, nil

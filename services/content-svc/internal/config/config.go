@@ -73,10 +73,10 @@ type Previews struct {
 
 // Catalog tunes the template catalog's reads.
 type Catalog struct {
-	// CountTTL is how long a listing's total is reused for the same filters before it is counted
-	// again; this process's catalog writes drop the totals at once, other replicas' writes show
-	// within CountTTL. Zero counts on every request.
-	CountTTL time.Duration `env:"CATALOG_COUNT_TTL" default:"10s"`
+	// CountTTL is how long a listing's total is reused at most for the same filters; a write on
+	// any replica that can change a total drops the totals everywhere at once (the catalog
+	// version), so this only bounds memory held by unused totals. Zero counts on every request.
+	CountTTL time.Duration `env:"CATALOG_COUNT_TTL" default:"10m"`
 }
 
 // Load reads the environment and fills local-development defaults.

@@ -124,10 +124,10 @@ func (r cardRow) toDomain() catalog.TemplateCard {
 	}
 }
 
+// cardColumns are a card's columns; the aspects of its published projects are kept on the row
+// (migration 00035), so a page reads nothing but containers.
 const cardColumns = `c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup, c.primary_mode,
-	c.rate_avg, c.rate_count, c.use_count,
-	coalesce((SELECT string_agg(DISTINCT p.aspect, ',' ORDER BY p.aspect) FROM projects p
-		WHERE p.container_id = c.id AND p.is_published AND p.aspect <> ''), '') AS aspects`
+	c.rate_avg, c.rate_count, c.use_count, array_to_string(c.aspects, ',') AS aspects`
 
 // live is the condition for a container in the catalog.
 const live = `c.is_published AND c.deleted_at IS NULL`
@@ -321,6 +321,16 @@ func (s *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]cat
 	return mapAll(rows, cardRow.toDomain), nil
 }
 
+// CatalogVersion answers the catalog's version, which every change that can change a total
+// increases in its own transaction (migration 00035's triggers).
+func (s *Catalog) CatalogVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := s.db.WithContext(ctx).Raw(`SELECT coalesce((SELECT version FROM catalog_version), 0)`).Scan(&v).Error; err != nil {
+		return 0, fmt.Errorf("store: catalog version: %w", err)
+	}
+	return v, nil
+}
+
 // CountTemplates answers how many templates in the catalog match q's filters.
 func (s *Catalog) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (int, error) {
 	cond, args, _ := templateFilter(q)
@@ -346,16 +356,15 @@ func templateFilter(q catalog.TemplateQuery) (cond string, args []any, tsquery s
 		where, args = append(where, `c.is_premium = ?`), append(args, *q.IsPremium)
 	}
 	if q.CategoryID != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM container_categories cc WHERE cc.container_id = c.id AND cc.category_id = ?)`)
-		args = append(args, q.CategoryID)
+		where, args = append(where, `c.category_ids @> ARRAY[?::uuid]`), append(args, q.CategoryID)
 	}
 	if len(q.TagIDs) > 0 {
-		where = append(where, `c.id IN (SELECT ct.container_id FROM container_tags ct WHERE ct.tag_id IN ? GROUP BY ct.container_id HAVING count(*) = ?)`)
-		args = append(args, q.TagIDs, len(q.TagIDs))
+		// The ids are uuids (bound as such by the HTTP layer); gorm would expand a slice into a
+		// row, so they go as one array literal.
+		where, args = append(where, `c.tag_ids @> ?::uuid[]`), append(args, "{"+strings.Join(q.TagIDs, ",")+"}")
 	}
 	if q.Aspect != "" {
-		where = append(where, `EXISTS (SELECT 1 FROM projects p WHERE p.container_id = c.id AND p.is_published AND p.aspect = ?)`)
-		args = append(args, q.Aspect)
+		where, args = append(where, `c.aspects @> ARRAY[?::text]`), append(args, q.Aspect)
 	}
 	return strings.Join(where, " AND "), args, tsquery
 }
