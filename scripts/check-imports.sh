@@ -38,8 +38,9 @@ awk -v root="$ROOT" '
 	END { exit bad }
 ' <<<"$listing" || { echo "check-imports: module boundaries violated" >&2; exit 1; }
 
-# ADAPTERS are the first path element under a service's internal/ of its adapter packages.
-ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai"
+# ADAPTERS name adapter packages: a package under a service's internal/ with any of these path
+# elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain).
+ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed"
 # PURE lists the import path prefixes of third-party helpers without I/O a domain may use.
 PURE="github.com/google/uuid golang.org/x/image/"
 # STD_IO are standard-library clients of networks, databases and processes: adapters' business.
@@ -52,15 +53,19 @@ awk -v root="$ROOT" -v adapters="$ADAPTERS" -v pure="$PURE" -v stdio="$STD_IO" '
 		np = split(pure, purelist, " ")
 		n = split(stdio, s, " "); for (i = 1; i <= n; i++) io[s[i]] = 1
 	}
-	# layer prints "<service>/<first element>" of an internal package, or "".
+	# part prints "<service>/<path under internal/>" of an internal package, or "".
 	function part(p,    rest, parts) {
 		if (index(p, root "/services/") != 1) return ""
 		rest = substr(p, length(root "/services/") + 1)
 		split(rest, parts, "/")
 		if (parts[2] != "internal") return ""
-		return parts[1] "/" parts[3]
+		return parts[1] "/" substr(rest, length(parts[1] "/internal/") + 1)
 	}
-	function isAdapter(pt,    parts) { split(pt, parts, "/"); return (parts[2] in adapter) }
+	function isAdapter(pt,    parts, n, i) {
+		n = split(pt, parts, "/")
+		for (i = 2; i <= n; i++) if (parts[i] in adapter) return 1
+		return 0
+	}
 	function allowed(from, to,    i, pt) {
 		if (to in io) return 0
 		if (index(to, ".") == 0 && index(to, root "/") != 1) return 1
