@@ -35,6 +35,7 @@ const (
 	SubjectTenantDomainVerified = "identity.tenant.domain_verified.v1"
 	SubjectPlanActivated        = "identity.plan.activated.v1"
 	SubjectQuestCompleted       = "identity.quest.completed.v1"
+	SubjectSessionRevoked       = "identity.session.revoked.v1"
 
 	SubjectTaskMoved = "agentteam.task.moved.v1"
 )
@@ -94,6 +95,7 @@ func Catalogue() []Entry {
 		{SubjectTenantDomainVerified, KindEvent, SourceIdentity, "tenant.domain_verified", newOf[identityv1.TenantDomainVerified]},
 		{SubjectPlanActivated, KindEvent, SourceIdentity, "plan.activated", newOf[identityv1.PlanActivated]},
 		{SubjectQuestCompleted, KindEvent, SourceIdentity, "quest.completed", newOf[identityv1.QuestCompleted]},
+		{SubjectSessionRevoked, KindEvent, SourceIdentity, "", newOf[identityv1.SessionRevoked]},
 
 		{SubjectTaskMoved, KindEvent, SourceAgentteam, "", newOf[agentteamv1.TaskMoved]},
 

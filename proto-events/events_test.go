@@ -153,13 +153,14 @@ var _ = Describe("the webhook catalogue", func() {
 		}
 	})
 
-	It("offers every identity event to webhooks and nothing else", func() {
+	It("offers every identity event to webhooks but the internal session revocations, and nothing else", func() {
 		subjects := map[string]bool{}
 		for _, s := range events.WebhookEvents() {
 			subjects[s] = true
 		}
 		for _, e := range events.Catalogue() {
-			isIdentityEvent := e.Kind == events.KindEvent && e.Source == events.SourceIdentity
+			isIdentityEvent := e.Kind == events.KindEvent && e.Source == events.SourceIdentity &&
+				e.Subject != events.SubjectSessionRevoked
 			Expect(subjects[e.Subject]).To(Equal(isIdentityEvent), e.Subject)
 		}
 	})

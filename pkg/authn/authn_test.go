@@ -266,6 +266,34 @@ var _ = Describe("verifying tokens from the JWKS of the issuer", func() {
 	})
 })
 
+// revokedSessions is a deny list of session ids.
+type revokedSessions map[string]bool
+
+func (r revokedSessions) Revoked(sessionID string) bool { return r[sessionID] }
+
+var _ = Describe("refusing the tokens of revoked sessions", func() {
+	It("answers 401 session_revoked for a revoked session and admits the others", func() {
+		issuer := testkit.NewIssuer()
+		revoked := uuid.NewString()
+		verifier, err := authn.NewVerifier(context.Background(), authn.VerifierConfig{
+			JWKSURL: issuer.JWKSURL(), Issuer: issuer.IssuerName(), Revocations: revokedSessions{revoked: true},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		a := newApp(verifier)
+		token := func(sid string) string {
+			return bearer(issuer.Token(authn.Claims{Subject: "u", TenantID: "t", SessionID: sid,
+				TokenUse: authn.TokenUseAccess, ExpiresAt: time.Now().Add(time.Minute)}))
+		}
+		status, code := a.call("/user", token(revoked))
+		Expect(status).To(Equal(http.StatusUnauthorized))
+		Expect(code).To(Equal("session_revoked"))
+		status, _ = a.call("/user", token(uuid.NewString()))
+		Expect(status).To(Equal(http.StatusOK))
+		status, _ = a.call("/service", bearer(issuer.ServiceToken("render")))
+		Expect(status).To(Equal(http.StatusOK))
+	})
+})
+
 var _ = Describe("starting before the issuer is reachable", func() {
 	It("starts without the JWKS and verifies once it can be fetched", func() {
 		issuer := testkit.NewIssuer()

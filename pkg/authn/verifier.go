@@ -34,11 +34,19 @@ type keySource interface {
 	key(ctx context.Context, kid string) (jwk.Key, error)
 }
 
-// Verifier checks tokens against a JWKS and an expected issuer.
+// Verifier checks tokens against a JWKS and an expected issuer, and refuses the tokens of
+// revoked sessions when it knows of them.
 type Verifier struct {
 	issuer   string
 	keys     keySource
 	verified *verifiedCache
+	revoked  Revocations
+}
+
+// Revocations tells which sessions were revoked before their tokens expire (see
+// pkg/revocation).
+type Revocations interface {
+	Revoked(sessionID string) bool
 }
 
 // VerifierConfig locates the issuer's JWKS.
@@ -50,6 +58,8 @@ type VerifierConfig struct {
 	MinRefresh time.Duration
 	// HTTPClient fetches the JWKS; default a client with a 10s timeout.
 	HTTPClient *http.Client
+	// Revocations, when set, refuses the tokens of revoked sessions (claim sid).
+	Revocations Revocations
 }
 
 // NewVerifier verifies tokens with keys from cfg.JWKSURL, kept in a jwk.Cache that also refreshes
@@ -75,6 +85,7 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 		issuer:   cfg.Issuer,
 		keys:     &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
 		verified: newVerifiedCache(),
+		revoked:  cfg.Revocations,
 	}, nil
 }
 
@@ -86,11 +97,24 @@ func NewStaticVerifier(set jwk.Set, issuer string) *Verifier {
 
 // Verify parses raw and checks its signature (EdDSA only), expiry and issuance time (30s leeway),
 // issuer and token_use. It returns an apperr Unauthenticated error when the token is missing,
-// malformed, badly signed, expired, from another issuer or signed with an unknown key, and an
-// apperr Unavailable error (with RetryAfter) when the key set cannot be fetched, either before
-// any fetch has succeeded or while refetching it for a key id missing from the cached set.
-// A token verified in the last minute is answered from memory until it expires.
+// malformed, badly signed, expired, from another issuer, signed with an unknown key or of a
+// revoked session, and an apperr Unavailable error (with RetryAfter) when the key set cannot be
+// fetched, either before any fetch has succeeded or while refetching it for a key id missing
+// from the cached set. A token verified in the last minute is answered from memory until it
+// expires; its session is checked against the revocations on every call.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
+	c, err := v.verify(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	if v.revoked != nil && c.SessionID != "" && v.revoked.Revoked(c.SessionID) {
+		return nil, apperr.E(apperr.Unauthenticated, "session_revoked", "The session has been revoked.")
+	}
+	return c, nil
+}
+
+// verify is Verify without the revocations.
+func (v *Verifier) verify(ctx context.Context, raw string) (*Claims, error) {
 	if raw == "" {
 		return nil, apperr.E(apperr.Unauthenticated, "missing_token", "A bearer token is required.")
 	}

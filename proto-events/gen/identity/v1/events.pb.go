@@ -1198,6 +1198,89 @@ func (x *QuestCompleted) GetCompletedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// SessionRevoked is published on identity.session.revoked.v1 when a session
+// ends before its tokens expire: logout, a session revoked by its user, a ban,
+// a password change that ends other sessions, or a refresh token presented
+// again (reuse). Other services refuse the session's access tokens (claim
+// sid) until deny_until. It is not delivered to webhooks.
+type SessionRevoked struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	SessionId string                 `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	UserId    string                 `protobuf:"bytes,2,opt,name=user_id,json=userId,proto3" json:"user_id,omitempty"`
+	TenantId  string                 `protobuf:"bytes,3,opt,name=tenant_id,json=tenantId,proto3" json:"tenant_id,omitempty"`
+	RevokedAt *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=revoked_at,json=revokedAt,proto3" json:"revoked_at,omitempty"`
+	// deny_until is when every access token of the session has expired
+	// (revoked_at plus the access-token lifetime and the verifiers' leeway).
+	DenyUntil     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=deny_until,json=denyUntil,proto3" json:"deny_until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SessionRevoked) Reset() {
+	*x = SessionRevoked{}
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SessionRevoked) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SessionRevoked) ProtoMessage() {}
+
+func (x *SessionRevoked) ProtoReflect() protoreflect.Message {
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SessionRevoked.ProtoReflect.Descriptor instead.
+func (*SessionRevoked) Descriptor() ([]byte, []int) {
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SessionRevoked) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SessionRevoked) GetUserId() string {
+	if x != nil {
+		return x.UserId
+	}
+	return ""
+}
+
+func (x *SessionRevoked) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+func (x *SessionRevoked) GetRevokedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevokedAt
+	}
+	return nil
+}
+
+func (x *SessionRevoked) GetDenyUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DenyUntil
+	}
+	return nil
+}
+
 var File_motionstudio_identity_v1_events_proto protoreflect.FileDescriptor
 
 const file_motionstudio_identity_v1_events_proto_rawDesc = "" +
@@ -1332,7 +1415,16 @@ const file_motionstudio_identity_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"prize_type\x18\x05 \x01(\tR\tprizeType\x12!\n" +
 	"\fprize_amount\x18\x06 \x01(\x03R\vprizeAmount\x12=\n" +
-	"\fcompleted_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAtBJZHgithub.com/motionstudio/platform/proto-events/gen/identity/v1;identityv1b\x06proto3"
+	"\fcompleted_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vcompletedAt\"\xdb\x01\n" +
+	"\x0eSessionRevoked\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x17\n" +
+	"\auser_id\x18\x02 \x01(\tR\x06userId\x12\x1b\n" +
+	"\ttenant_id\x18\x03 \x01(\tR\btenantId\x129\n" +
+	"\n" +
+	"revoked_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\trevokedAt\x129\n" +
+	"\n" +
+	"deny_until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tdenyUntilBJZHgithub.com/motionstudio/platform/proto-events/gen/identity/v1;identityv1b\x06proto3"
 
 var (
 	file_motionstudio_identity_v1_events_proto_rawDescOnce sync.Once
@@ -1346,7 +1438,7 @@ func file_motionstudio_identity_v1_events_proto_rawDescGZIP() []byte {
 	return file_motionstudio_identity_v1_events_proto_rawDescData
 }
 
-var file_motionstudio_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_motionstudio_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
 var file_motionstudio_identity_v1_events_proto_goTypes = []any{
 	(*UserRegistered)(nil),        // 0: motionstudio.identity.v1.UserRegistered
 	(*UserBanned)(nil),            // 1: motionstudio.identity.v1.UserBanned
@@ -1359,29 +1451,32 @@ var file_motionstudio_identity_v1_events_proto_goTypes = []any{
 	(*TenantDomainVerified)(nil),  // 8: motionstudio.identity.v1.TenantDomainVerified
 	(*PlanActivated)(nil),         // 9: motionstudio.identity.v1.PlanActivated
 	(*QuestCompleted)(nil),        // 10: motionstudio.identity.v1.QuestCompleted
-	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(*SessionRevoked)(nil),        // 11: motionstudio.identity.v1.SessionRevoked
+	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
 }
 var file_motionstudio_identity_v1_events_proto_depIdxs = []int32{
-	11, // 0: motionstudio.identity.v1.UserRegistered.registered_at:type_name -> google.protobuf.Timestamp
-	11, // 1: motionstudio.identity.v1.UserBanned.unblock_at:type_name -> google.protobuf.Timestamp
-	11, // 2: motionstudio.identity.v1.UserBanned.banned_at:type_name -> google.protobuf.Timestamp
-	11, // 3: motionstudio.identity.v1.PaymentConfirmed.confirmed_at:type_name -> google.protobuf.Timestamp
-	11, // 4: motionstudio.identity.v1.PaymentFailed.failed_at:type_name -> google.protobuf.Timestamp
-	11, // 5: motionstudio.identity.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	11, // 6: motionstudio.identity.v1.ApiKeyCreated.expires_at:type_name -> google.protobuf.Timestamp
-	11, // 7: motionstudio.identity.v1.ApiKeyCreated.created_at:type_name -> google.protobuf.Timestamp
-	11, // 8: motionstudio.identity.v1.ApiKeyRevoked.revoked_at:type_name -> google.protobuf.Timestamp
-	11, // 9: motionstudio.identity.v1.TenantUpdated.updated_at:type_name -> google.protobuf.Timestamp
-	11, // 10: motionstudio.identity.v1.TenantDomainVerified.verified_at:type_name -> google.protobuf.Timestamp
-	11, // 11: motionstudio.identity.v1.PlanActivated.starts_at:type_name -> google.protobuf.Timestamp
-	11, // 12: motionstudio.identity.v1.PlanActivated.expires_at:type_name -> google.protobuf.Timestamp
-	11, // 13: motionstudio.identity.v1.PlanActivated.activated_at:type_name -> google.protobuf.Timestamp
-	11, // 14: motionstudio.identity.v1.QuestCompleted.completed_at:type_name -> google.protobuf.Timestamp
-	15, // [15:15] is the sub-list for method output_type
-	15, // [15:15] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	12, // 0: motionstudio.identity.v1.UserRegistered.registered_at:type_name -> google.protobuf.Timestamp
+	12, // 1: motionstudio.identity.v1.UserBanned.unblock_at:type_name -> google.protobuf.Timestamp
+	12, // 2: motionstudio.identity.v1.UserBanned.banned_at:type_name -> google.protobuf.Timestamp
+	12, // 3: motionstudio.identity.v1.PaymentConfirmed.confirmed_at:type_name -> google.protobuf.Timestamp
+	12, // 4: motionstudio.identity.v1.PaymentFailed.failed_at:type_name -> google.protobuf.Timestamp
+	12, // 5: motionstudio.identity.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
+	12, // 6: motionstudio.identity.v1.ApiKeyCreated.expires_at:type_name -> google.protobuf.Timestamp
+	12, // 7: motionstudio.identity.v1.ApiKeyCreated.created_at:type_name -> google.protobuf.Timestamp
+	12, // 8: motionstudio.identity.v1.ApiKeyRevoked.revoked_at:type_name -> google.protobuf.Timestamp
+	12, // 9: motionstudio.identity.v1.TenantUpdated.updated_at:type_name -> google.protobuf.Timestamp
+	12, // 10: motionstudio.identity.v1.TenantDomainVerified.verified_at:type_name -> google.protobuf.Timestamp
+	12, // 11: motionstudio.identity.v1.PlanActivated.starts_at:type_name -> google.protobuf.Timestamp
+	12, // 12: motionstudio.identity.v1.PlanActivated.expires_at:type_name -> google.protobuf.Timestamp
+	12, // 13: motionstudio.identity.v1.PlanActivated.activated_at:type_name -> google.protobuf.Timestamp
+	12, // 14: motionstudio.identity.v1.QuestCompleted.completed_at:type_name -> google.protobuf.Timestamp
+	12, // 15: motionstudio.identity.v1.SessionRevoked.revoked_at:type_name -> google.protobuf.Timestamp
+	12, // 16: motionstudio.identity.v1.SessionRevoked.deny_until:type_name -> google.protobuf.Timestamp
+	17, // [17:17] is the sub-list for method output_type
+	17, // [17:17] is the sub-list for method input_type
+	17, // [17:17] is the sub-list for extension type_name
+	17, // [17:17] is the sub-list for extension extendee
+	0,  // [0:17] is the sub-list for field type_name
 }
 
 func init() { file_motionstudio_identity_v1_events_proto_init() }
@@ -1395,7 +1490,7 @@ func file_motionstudio_identity_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_motionstudio_identity_v1_events_proto_rawDesc), len(file_motionstudio_identity_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   11,
+			NumMessages:   12,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

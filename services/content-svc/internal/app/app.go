@@ -19,6 +19,7 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/revocation"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/content-svc/api"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
@@ -40,7 +41,7 @@ type App struct {
 	server *httpx.Server
 	relay  *outbox.Relay
 	// workers are the background loops Run starts beside the server (upload sweeper, SVG
-	// preview worker).
+	// preview worker, session revocations).
 	workers []func(ctx context.Context) error
 }
 
@@ -78,10 +79,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = objects.EnsureBucket(ctx); err != nil {
 		return nil, err
 	}
-	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer})
+	revoked := revocation.NewDenyList()
+	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer, Revocations: revoked})
 	if err != nil {
 		return nil, err
 	}
+	a.workers = append(a.workers, func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) })
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
 		LargeBody: httpapi.LargeBody,

@@ -45,8 +45,11 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	writer := outbox.NewWriter(events.SourceIdentity)
 	users := store.NewUsers(a.db, writer)
 	authStore := store.NewAuth(a.db, users)
-	// A revoked session is remembered as long as any of its access tokens can live.
-	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, cfg.AccessTokenTTL+time.Minute)
+	// A revoked session is remembered as long as any of its access tokens can live, here and
+	// (through identity.session.revoked.v1) in the services that verify them.
+	revokedFor := cfg.AccessTokenTTL + time.Minute
+	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
+		store.NewSessionEvents(a.db, writer, revokedFor))
 	svc, err := auth.NewService(auth.Deps{
 		Users:    users,
 		Tenants:  store.NewTenants(a.db, writer),

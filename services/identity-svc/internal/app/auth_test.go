@@ -426,6 +426,37 @@ var _ = Describe("sessions and logout", func() {
 		Expect(status).To(Equal(http.StatusOK), "the other user's session is untouched")
 	})
 
+	It("announces every revocation to the other services (identity.session.revoked.v1)", func() {
+		sessionIDs := func(access string) map[string]string {
+			_, body := c.do("GET", "/v1/auth/sessions", access, nil)
+			ids := map[string]string{}
+			for _, s := range body["sessions"].([]any) {
+				m := s.(map[string]any)
+				ids[m["device_name"].(string)] = m["id"].(string)
+			}
+			return ids
+		}
+		ids := sessionIDs(laptop.Access)
+		phone := authLogin(c, acc, "Phone")
+		phoneID := sessionIDs(phone.Access)["Phone"]
+		revoked := func(sid string) int {
+			return outboxEvents(events.SubjectSessionRevoked, `"session_id": "`+sid+`"`, `"user_id": "`+acc.ID+`"`, `"deny_until"`)
+		}
+
+		status, _ := c.do("POST", "/v1/auth/logout", laptop.Access, nil)
+		Expect(status).To(Equal(http.StatusNoContent))
+		Expect(revoked(ids["Laptop"])).To(Equal(1))
+		Expect(revoked(ids["Tablet"])).To(BeZero())
+
+		status, _ = c.do("DELETE", "/v1/auth/sessions/"+ids["Tablet"], phone.Access, nil)
+		Expect(status).To(Equal(http.StatusNoContent))
+		Expect(revoked(ids["Tablet"])).To(Equal(1))
+
+		admin := newMember(acc.TenantSlug, "tenant-admin")
+		Expect(client.Do("POST", "/v1/users/"+acc.ID+"/ban", admin.Token, map[string]any{"reason": "abuse"}).Status).To(Equal(http.StatusNoContent))
+		Expect(revoked(phoneID)).To(Equal(1))
+	})
+
 	It("logs out the current session only", func() {
 		status, _ := c.do("POST", "/v1/auth/logout", laptop.Access, nil)
 		Expect(status).To(Equal(http.StatusNoContent))

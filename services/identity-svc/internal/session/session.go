@@ -14,7 +14,6 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -27,16 +26,24 @@ import (
 
 // Store implements auth.SessionStore over Redis.
 type Store struct {
-	rdb        *redis.Client
-	prefix     string
-	ttl        time.Duration
-	revokedTTL time.Duration
+	rdb         *redis.Client
+	prefix      string
+	ttl         time.Duration
+	revokedTTL  time.Duration
+	revocations Revocations
+}
+
+// Revocations learns of every live session revoked, so the other services that verify its
+// access tokens can refuse them too (identity.session.revoked.v1).
+type Revocations interface {
+	SessionRevoked(ctx context.Context, sessionID, userID, tenantID string, at time.Time) error
 }
 
 // NewStore returns a Store. ttl is the lifetime of an unused session and of every refresh token;
-// revokedTTL is how long a revoked session id is remembered, at least the access-token lifetime.
-func NewStore(rdb *redis.Client, prefix string, ttl, revokedTTL time.Duration) *Store {
-	return &Store{rdb: rdb, prefix: prefix, ttl: ttl, revokedTTL: revokedTTL}
+// revokedTTL is how long a revoked session id is remembered, at least the access-token lifetime;
+// revocations (nil for none) is told of each live session revoked.
+func NewStore(rdb *redis.Client, prefix string, ttl, revokedTTL time.Duration, revocations Revocations) *Store {
+	return &Store{rdb: rdb, prefix: prefix, ttl: ttl, revokedTTL: revokedTTL, revocations: revocations}
 }
 
 func (s *Store) sessionKey(id string) string { return s.prefix + "session:" + id }
@@ -206,11 +213,20 @@ func (s *Store) List(ctx context.Context, userID string) ([]auth.Session, error)
 }
 
 // Revoke deletes the session and remembers its id as revoked, so its access tokens stop working
-// and its refresh tokens are refused. Revoking an unknown session only records the marker.
+// and its refresh tokens are refused; a live session's revocation is first told to
+// Revocations, whose error stops the revocation so that a retry tells it again. Revoking an
+// unknown session only records the marker.
 func (s *Store) Revoke(ctx context.Context, id string) error {
-	userID, err := s.rdb.HGet(ctx, s.sessionKey(id), "user_id").Result()
-	if err != nil && !errors.Is(err, redis.Nil) {
+	owner, err := s.rdb.HMGet(ctx, s.sessionKey(id), "user_id", "tenant_id").Result()
+	if err != nil {
 		return unavailable("revoke", err)
+	}
+	userID, _ := owner[0].(string)
+	tenantID, _ := owner[1].(string)
+	if userID != "" && s.revocations != nil {
+		if err := s.revocations.SessionRevoked(ctx, id, userID, tenantID, time.Now().UTC()); err != nil {
+			return err
+		}
 	}
 	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, s.revokedKey(id), 1, s.revokedTTL)

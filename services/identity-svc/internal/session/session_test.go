@@ -26,7 +26,7 @@ var _ = Describe("refresh-token rotation", func() {
 	BeforeEach(func() {
 		ctx = context.Background()
 		rdb, prefix := testkit.Redis("session")
-		store = session.NewStore(rdb, prefix, time.Hour, time.Minute)
+		store = session.NewStore(rdb, prefix, time.Hour, time.Minute, nil)
 		t0 = time.Now().UTC().Truncate(time.Millisecond)
 		sess = auth.Session{ID: uuid.NewString(), UserID: uuid.NewString(), TenantID: uuid.NewString(), DeviceName: "Laptop", IssuedAt: t0, LastUsedAt: t0}
 		Expect(store.Create(ctx, sess, auth.HashToken("h0"))).To(Succeed())

@@ -1,0 +1,106 @@
+package revocation_test
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/revocation"
+	"github.com/motionstudio/platform/pkg/testkit"
+	events "github.com/motionstudio/platform/proto-events"
+	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
+)
+
+var _ = Describe("the deny list", func() {
+	It("refuses a session until its tokens expire, and ignores a time already past", func() {
+		d := revocation.NewDenyList()
+		live, expiring, past := uuid.NewString(), uuid.NewString(), uuid.NewString()
+		d.Deny(live, time.Now().Add(time.Hour))
+		d.Deny(expiring, time.Now().Add(300*time.Millisecond))
+		d.Deny(past, time.Now().Add(-time.Second))
+		Expect(d.Revoked(live)).To(BeTrue())
+		Expect(d.Revoked(expiring)).To(BeTrue())
+		Expect(d.Revoked(past)).To(BeFalse())
+		Expect(d.Revoked(uuid.NewString())).To(BeFalse())
+		Eventually(func() bool { return d.Revoked(expiring) }).Should(BeFalse())
+		Expect(d.Revoked(live)).To(BeTrue())
+	})
+})
+
+var _ = Describe("following identity's session revocations", func() {
+	var (
+		bus *natsx.Bus
+		log *slog.Logger
+	)
+
+	BeforeEach(func() {
+		bus = testkit.Bus("revocation")
+		log = slog.New(slog.NewTextHandler(GinkgoWriter, nil))
+	})
+
+	ensureStream := func() {
+		for _, s := range events.Streams() {
+			if s.Name == events.StreamIdentityEvents {
+				Expect(bus.EnsureStream(context.Background(), bus.StreamSpec(s.Name, s.Subjects, s.Jobs))).To(Succeed())
+			}
+		}
+	}
+	publish := func(sessionID string, denyUntil time.Time) {
+		GinkgoHelper()
+		now := time.Now()
+		ev, err := natsx.NewEvent(events.SourceIdentity, events.SubjectSessionRevoked, events.SubjectSessionRevoked,
+			&identityv1.SessionRevoked{SessionId: sessionID, UserId: uuid.NewString(), TenantId: uuid.NewString(),
+				RevokedAt: timestamppb.New(now), DenyUntil: timestamppb.New(denyUntil)})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bus.Publish(context.Background(), ev)).To(Succeed())
+	}
+	follow := func(d *revocation.DenyList) {
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- d.Follow(ctx, bus, log, 0) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done).Should(Receive(BeNil()))
+		})
+	}
+
+	It("denies each revoked session within a second of its event", func() {
+		ensureStream()
+		d := revocation.NewDenyList()
+		follow(d)
+		first := uuid.NewString()
+		publish(first, time.Now().Add(15*time.Minute))
+		Eventually(func() bool { return d.Revoked(first) }).WithTimeout(2 * time.Second).Should(BeTrue())
+
+		sid := uuid.NewString()
+		publish(sid, time.Now().Add(15*time.Minute))
+		Eventually(func() bool { return d.Revoked(sid) }).WithTimeout(time.Second).Should(BeTrue())
+	})
+
+	It("waits for identity to create the stream", func() {
+		d := revocation.NewDenyList()
+		follow(d)
+		ensureStream()
+		sid := uuid.NewString()
+		publish(sid, time.Now().Add(15*time.Minute))
+		Eventually(func() bool { return d.Revoked(sid) }).WithTimeout(5 * time.Second).Should(BeTrue())
+	})
+
+	It("rebuilds the list after a restart from the recent revocations, leaving out expired ones", func() {
+		ensureStream()
+		live, expired := uuid.NewString(), uuid.NewString()
+		publish(live, time.Now().Add(15*time.Minute))
+		publish(expired, time.Now().Add(-time.Minute))
+
+		restarted := revocation.NewDenyList()
+		follow(restarted)
+		Eventually(func() bool { return restarted.Revoked(live) }).WithTimeout(2 * time.Second).Should(BeTrue())
+		Expect(restarted.Revoked(expired)).To(BeFalse())
+	})
+})
