@@ -292,6 +292,25 @@ var _ = Describe("refusing the tokens of revoked sessions", func() {
 		status, _ = a.call("/service", bearer(issuer.ServiceToken("render")))
 		Expect(status).To(Equal(http.StatusOK))
 	})
+
+	It("refuses a token it admitted (and remembers) once its session is revoked", func() {
+		issuer := testkit.NewIssuer()
+		revoked := revokedSessions{}
+		verifier, err := authn.NewVerifier(context.Background(), authn.VerifierConfig{
+			JWKSURL: issuer.JWKSURL(), Issuer: issuer.IssuerName(), Revocations: revoked,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		a := newApp(verifier)
+		sid := uuid.NewString()
+		token := bearer(issuer.Token(authn.Claims{Subject: "u", TenantID: "t", SessionID: sid,
+			TokenUse: authn.TokenUseAccess, ExpiresAt: time.Now().Add(time.Minute)}))
+		status, _ := a.call("/user", token)
+		Expect(status).To(Equal(http.StatusOK))
+		revoked[sid] = true
+		status, code := a.call("/user", token)
+		Expect(status).To(Equal(http.StatusUnauthorized))
+		Expect(code).To(Equal("session_revoked"))
+	})
 })
 
 var _ = Describe("starting before the issuer is reachable", func() {

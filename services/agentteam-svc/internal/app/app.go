@@ -19,6 +19,7 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/revocation"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
@@ -40,6 +41,8 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
+	// followRevocations keeps the verifier's deny list of identity's revoked sessions.
+	followRevocations func(ctx context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -69,10 +72,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = ensureStreams(ctx, a.bus, events.StreamAgentteamEvents, events.StreamJobs); err != nil {
 		return nil, err
 	}
-	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer})
+	revoked := revocation.NewDenyList()
+	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer, Revocations: revoked})
 	if err != nil {
 		return nil, err
 	}
+	a.followRevocations = func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) }
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.PlainText, OpenAPI: api.OpenAPI,
 		Checks: []httpx.Check{
@@ -107,6 +112,7 @@ func (a *App) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
+	g.Go(func() error { return a.followRevocations(ctx) })
 	return g.Wait()
 }
 
