@@ -339,4 +339,38 @@ var _ = Describe("a project's full editor graph", func() {
 		Expect(full["preset_stories"].([]any)[0]).To(HaveKeyWithValue("scene_count", 1.0))
 		Expect(client.Do("GET", "/v1/projects/"+uuid.NewString()+"/full", catUser(), nil).Status).To(Equal(http.StatusNotFound))
 	})
+
+	It("answers 304 to the graph's ETag and never serves a graph stale after a write, from any replica", func() {
+		project := catEditorProject()
+		s1 := catScene(project, "s1")
+		path := "/v1/projects/" + project + "/full"
+		first := client.Do("GET", path, catUser(), nil)
+		Expect(first.Status).To(Equal(http.StatusOK))
+		etag := first.Header.Get("ETag")
+		Expect(etag).NotTo(BeEmpty())
+
+		same := client.Do("GET", path, catUser(), nil, "If-None-Match", etag)
+		Expect(same.Status).To(Equal(http.StatusNotModified))
+		Expect(same.Body).To(BeEmpty())
+		Expect(same.Header.Get("ETag")).To(Equal(etag))
+		Expect(client.Do("GET", path, catUser(), nil, "If-None-Match", `W/"other", `+etag).Status).To(Equal(http.StatusNotModified))
+
+		catCreate("/v1/scenes/"+catID(s1)+"/contents", catJSON{"key": "title", "content_type": "text"})
+		changed := client.Do("GET", path, catUser(), nil, "If-None-Match", etag)
+		Expect(changed.Status).To(Equal(http.StatusOK), "a write through the API changes the ETag")
+		var full catJSON
+		changed.JSON(&full)
+		Expect(full["scenes"].([]any)[0]).To(HaveKeyWithValue("contents", HaveLen(1)))
+
+		// Another replica's write (here straight into the database) is seen at once.
+		Expect(db.Exec(`UPDATE scenes SET title = 'Renamed elsewhere' WHERE id = ?`, catID(s1)).Error).To(Succeed())
+		again := client.Do("GET", path, catUser(), nil, "If-None-Match", changed.Header.Get("ETag"))
+		Expect(again.Status).To(Equal(http.StatusOK))
+		again.JSON(&full)
+		Expect(full["scenes"].([]any)[0]).To(HaveKeyWithValue("title", "Renamed elsewhere"))
+
+		// Unpublishing the template hides the graph from users whatever they hold.
+		Expect(db.Exec(`UPDATE containers SET is_published = false WHERE id = (SELECT container_id FROM projects WHERE id = ?)`, project).Error).To(Succeed())
+		Expect(client.Do("GET", path, catUser(), nil, "If-None-Match", again.Header.Get("ETag")).Status).To(Equal(http.StatusNotFound))
+	})
 })

@@ -203,6 +203,9 @@ type ProjectFull struct {
 	CharacterControllers []CharacterController
 	CharacterPresets     []CharacterPreset
 	PresetStories        []PresetStory
+	// Version is the editor graphs' version the graph was read at; any change to any graph
+	// increases it.
+	Version int64
 }
 
 // Store persists the editor graph. Reads take privileged=true for administrators and services,
@@ -236,6 +239,7 @@ type Store interface {
 	PresetStory(ctx context.Context, id string, privileged bool) (PresetStoryFull, error)
 
 	ProjectFull(ctx context.Context, projectID string, privileged bool) (ProjectFull, error)
+	GraphVersion(ctx context.Context, projectID string, privileged bool) (int64, error)
 }
 
 // Service implements the editor graph's rules over a Store.

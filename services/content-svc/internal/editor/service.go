@@ -388,6 +388,13 @@ func (s *Service) PresetStory(ctx context.Context, id string, privileged bool) (
 	return s.store.PresetStory(ctx, id, privileged)
 }
 
+// GraphVersion answers the version of the editor graphs (the same for every project; any
+// change to any graph increases it), so a reader can tell whether a graph it holds is current
+// without reading it. It answers apperr NotFound like ProjectFull.
+func (s *Service) GraphVersion(ctx context.Context, projectID string, privileged bool) (int64, error) {
+	return s.store.GraphVersion(ctx, projectID, privileged)
+}
+
 // ProjectFull answers the whole editor graph of a project. It answers apperr NotFound for a
 // project the caller cannot read.
 func (s *Service) ProjectFull(ctx context.Context, projectID string, privileged bool) (ProjectFull, error) {

@@ -497,8 +497,26 @@ func (s *Editor) PresetStory(ctx context.Context, id string, privileged bool) (e
 	return editor.PresetStoryFull{PresetStory: m.toDomain(), Scenes: steps}, nil
 }
 
-// ProjectFull answers a project's whole editor graph from one consistent snapshot in eleven
-// queries, whatever the number of scenes and elements.
+// editorVersion reads the version of every editor graph (migration 00036), 0 when unset.
+const editorVersion = `SELECT coalesce((SELECT version FROM editor_version), 0)`
+
+// GraphVersion answers the editor graphs' version when the caller may read the project's graph,
+// in one query, and apperr NotFound otherwise.
+func (s *Editor) GraphVersion(ctx context.Context, projectID string, privileged bool) (int64, error) {
+	var v []int64
+	err := s.db.WithContext(ctx).Raw(`SELECT (`+editorVersion+`) FROM projects p JOIN containers c ON c.id = p.container_id
+		WHERE p.id = ? AND `+visible(privileged), projectID).Scan(&v).Error
+	if err != nil {
+		return 0, fmt.Errorf("store: graph version: %w", err)
+	}
+	if len(v) == 0 {
+		return 0, notFound("project")
+	}
+	return v[0], nil
+}
+
+// ProjectFull answers a project's whole editor graph and the editor version it was read at
+// from one consistent snapshot in twelve queries, whatever the number of scenes and elements.
 func (s *Editor) ProjectFull(ctx context.Context, projectID string, privileged bool) (editor.ProjectFull, error) {
 	var full editor.ProjectFull
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -508,6 +526,9 @@ func (s *Editor) ProjectFull(ctx context.Context, projectID string, privileged b
 			return pgdb.Translate(err, "project")
 		}
 		full.Project = pm.toDomain()
+		if err := tx.Raw(editorVersion).Scan(&full.Version).Error; err != nil {
+			return fmt.Errorf("store: editor version: %w", err)
+		}
 		scenes, err := list(tx, sceneModel.toDomain, `SELECT * FROM scenes WHERE project_id = ? ORDER BY position, id`, projectID)
 		if err != nil {
 			return err

@@ -918,6 +918,12 @@ type ListFavoritesParams struct {
 	PageSize *int                `form:"page_size,omitempty" json:"page_size,omitempty"`
 }
 
+// GetProjectFullParams defines parameters for GetProjectFull.
+type GetProjectFullParams struct {
+	// IfNoneMatch ETags of graphs the client holds.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // ListTemplatesParams defines parameters for ListTemplates.
 type ListTemplatesParams struct {
 	Q          *string                    `form:"q,omitempty" json:"q,omitempty"`
@@ -1054,7 +1060,7 @@ type ServerInterface interface {
 	UpdateProject(ctx echo.Context, projectId openapi_types.UUID) error
 	// GetProjectFull The whole editor graph of a project, read in a fixed number of queries
 	// (GET /v1/projects/{project_id}/full)
-	GetProjectFull(ctx echo.Context, projectId openapi_types.UUID) error
+	GetProjectFull(ctx echo.Context, projectId openapi_types.UUID, params GetProjectFullParams) error
 	// ListPresetStories The preset stories of a project in order
 	// (GET /v1/projects/{project_id}/preset-stories)
 	ListPresetStories(ctx echo.Context, projectId openapi_types.UUID) error
@@ -1389,8 +1395,28 @@ func (w *ServerInterfaceWrapper) GetProjectFull(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetProjectFullParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetProjectFull(ctx, projectId)
+	err = w.Handler.GetProjectFull(ctx, projectId, params)
 	return err
 }
 

@@ -39,11 +39,12 @@ type Handler struct {
 	catalog   Catalog
 	editor    Editor
 	favorites Favorites
+	graphs    *graphCache
 }
 
 // NewHandler returns a Handler.
 func NewHandler(c Catalog, e Editor, f Favorites) *Handler {
-	return &Handler{catalog: c, editor: e, favorites: f}
+	return &Handler{catalog: c, editor: e, favorites: f, graphs: newGraphCache()}
 }
 
 // Policies says who may call each operation of this package: reads take a user or service

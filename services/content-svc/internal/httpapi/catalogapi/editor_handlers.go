@@ -2,6 +2,8 @@ package catalogapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -34,18 +36,42 @@ type Editor interface {
 	CreatePresetStory(ctx context.Context, p editor.PresetStoryFull) (editor.PresetStoryFull, error)
 	PresetStory(ctx context.Context, id string, privileged bool) (editor.PresetStoryFull, error)
 	ProjectFull(ctx context.Context, projectID string, privileged bool) (editor.ProjectFull, error)
+	GraphVersion(ctx context.Context, projectID string, privileged bool) (int64, error)
 }
 
-// GetProjectFull answers a project's whole editor graph.
-func (h *Handler) GetProjectFull(c echo.Context, id openapi_types.UUID) error {
-	full, err := h.editor.ProjectFull(c.Request().Context(), id.String(), privileged(c))
+// GetProjectFull answers a project's whole editor graph with an ETag of the editor version:
+// 304 when the client holds that version, else the graph, encoded once per version.
+func (h *Handler) GetProjectFull(c echo.Context, id openapi_types.UUID, params GetProjectFullParams) error {
+	ctx, project := c.Request().Context(), id.String()
+	version, err := h.editor.GraphVersion(ctx, project, privileged(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, ProjectFull{Project: toProject(full.Project), Scenes: mapAll(full.Scenes, toSceneFull),
+	if params.IfNoneMatch != nil && matches(*params.IfNoneMatch, graphETag(version)) {
+		c.Response().Header().Set("ETag", graphETag(version))
+		return c.NoContent(http.StatusNotModified)
+	}
+	body, ok := h.graphs.get(project, version)
+	if !ok {
+		full, err := h.editor.ProjectFull(ctx, project, privileged(c))
+		if err != nil {
+			return err
+		}
+		if body, err = json.Marshal(toProjectFull(full)); err != nil {
+			return fmt.Errorf("catalogapi: encode project graph: %w", err)
+		}
+		version = full.Version
+		h.graphs.put(project, version, body)
+	}
+	c.Response().Header().Set("ETag", graphETag(version))
+	return c.JSONBlob(http.StatusOK, body)
+}
+
+func toProjectFull(full editor.ProjectFull) ProjectFull {
+	return ProjectFull{Project: toProject(full.Project), Scenes: mapAll(full.Scenes, toSceneFull),
 		SharedColors: mapAll(full.SharedColors, toSharedColor), SharedLayers: mapAll(full.SharedLayers, toSharedLayer),
 		CharacterControllers: mapAll(full.CharacterControllers, toController),
-		CharacterPresets:     mapAll(full.CharacterPresets, toPreset), PresetStories: mapAll(full.PresetStories, toPresetStory)})
+		CharacterPresets:     mapAll(full.CharacterPresets, toPreset), PresetStories: mapAll(full.PresetStories, toPresetStory)}
 }
 
 // ListScenes answers a project's scenes.
