@@ -72,6 +72,17 @@ func (u *User) ConfirmAddress(phone bool, target string) error {
 	return nil
 }
 
+// ChangeBalance adds delta (negative for a debit) to the balance; it returns apperr Conflict
+// insufficient_balance, changing nothing, when the balance would go below zero. It is the one
+// way a balance changes: purchases, refunds, quest prizes and gifts all go through it.
+func (u *User) ChangeBalance(delta int64) error {
+	if u.BalanceMinor+delta < 0 {
+		return apperr.E(apperr.Conflict, "insufficient_balance", "the balance does not cover the price")
+	}
+	u.BalanceMinor += delta
+	return nil
+}
+
 // DefaultProfile is the profile of a new user: notified by email, SMS and push, not Telegram.
 func DefaultProfile() Profile {
 	return Profile{EmailTellMe: true, SMSTellMe: true, PushTellMe: true}

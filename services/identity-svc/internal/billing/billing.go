@@ -141,6 +141,18 @@ type Refund struct {
 	CreatedAt   time.Time
 }
 
+// CreditsBalance reports whether the refund goes to the user's balance: a Balance refund, or an
+// OriginalMethod refund of a payment made from the balance.
+func (r *Refund) CreditsBalance(p *Payment) bool {
+	return r.RefundTo == RefundToBalance || (r.RefundTo == RefundToOriginalMethod && p.Gateway == GatewayBalance)
+}
+
+// PlanTime is the plan time a Plan refund gives back: the refunded share of the period the
+// payment bought.
+func (r *Refund) PlanTime(p *Payment, period time.Duration) time.Duration {
+	return time.Duration(float64(period) * float64(r.AmountMinor) / float64(p.AmountMinor))
+}
+
 // Outcome is a gateway's verdict on a payment.
 type Outcome struct {
 	Paid          bool

@@ -319,13 +319,8 @@ func (s *Billing) SetAuthority(ctx context.Context, paymentID, authority string)
 // up, with the payment.confirmed and plan.activated events, in one transaction.
 func (s *Billing) PayFromBalance(ctx context.Context, p *billing.Payment, up *billing.UserPlan) error {
 	return pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
-		res := tx.Exec("UPDATE users SET balance_minor = balance_minor - ?, updated_at = now() WHERE id = ? AND balance_minor >= ?",
-			p.AmountMinor, p.UserID, p.AmountMinor)
-		if res.Error != nil {
-			return pgdb.Translate(res.Error, "user")
-		}
-		if res.RowsAffected == 0 {
-			return apperr.E(apperr.Conflict, "insufficient_balance", "the balance does not cover the price")
+		if err := changeBalance(tx, p.UserID, -p.AmountMinor); err != nil {
+			return err
 		}
 		if err := useDiscount(tx, p.DiscountID); err != nil {
 			return err
@@ -494,13 +489,12 @@ func (s *Billing) Refund(ctx context.Context, paymentID string, decide func(p *b
 	return r, err
 }
 
-// refundEffect credits the balance (Balance, or OriginalMethod of a balance payment), or
-// extends the user's current plan by the refunded share of the period the payment bought.
+// refundEffect persists the refund's effect as billing decides it: a balance credit, or the
+// user's current plan extended by the refund's plan time.
 func (s *Billing) refundEffect(tx *gorm.DB, p *billing.Payment, r *billing.Refund) error {
 	switch {
-	case r.RefundTo == billing.RefundToBalance || (r.RefundTo == billing.RefundToOriginalMethod && p.Gateway == billing.GatewayBalance):
-		err := tx.Exec("UPDATE users SET balance_minor = balance_minor + ?, updated_at = now() WHERE id = ?", r.AmountMinor, p.UserID).Error
-		return pgdb.Translate(err, "user")
+	case r.CreditsBalance(p):
+		return changeBalance(tx, p.UserID, r.AmountMinor)
 	case r.RefundTo == billing.RefundToPlan:
 		var bought userPlanModel
 		if err := tx.Where("payment_id = ?", p.ID).Take(&bought).Error; err != nil {
@@ -510,8 +504,7 @@ func (s *Billing) refundEffect(tx *gorm.DB, p *billing.Payment, r *billing.Refun
 		if err != nil {
 			return apperr.E(apperr.Conflict, "no_plan", "the user has no current plan to extend")
 		}
-		period := bought.ExpiresAt.Sub(bought.StartsAt)
-		extra := time.Duration(float64(period) * float64(r.AmountMinor) / float64(p.AmountMinor))
+		extra := r.PlanTime(p, bought.ExpiresAt.Sub(bought.StartsAt))
 		err = tx.Model(&userPlanModel{}).Where("id = ?", current.ID).Update("expires_at", current.ExpiresAt.Add(extra)).Error
 		return pgdb.Translate(err, "user plan")
 	}

@@ -193,7 +193,7 @@ func (s *Quests) Claim(ctx context.Context, tenantID, userID, questID string, pe
 		}
 		switch q.PrizeType {
 		case quest.PrizeBalance:
-			err = tx.Exec("UPDATE users SET balance_minor = balance_minor + ?, updated_at = now() WHERE id = ?", q.PrizeAmount, userID).Error
+			err = changeBalance(tx, userID, q.PrizeAmount)
 		case quest.PrizeGift:
 			err = tx.Exec(`INSERT INTO earned_gifts (id, gift_id, tenant_id, user_id, quest_id, earned_at, expires_at)
 				SELECT ?, g.id, ?, ?, ?, ?, ?::timestamptz + g.valid_for FROM gifts g WHERE g.id = ?`,
@@ -252,7 +252,7 @@ func (s *Quests) UseGift(ctx context.Context, userID, earnedGiftID string, decid
 func applyGift(tx *gorm.DB, g *quest.EarnedGift, at time.Time) error {
 	switch g.PrizeType {
 	case quest.PrizeBalance:
-		return pgdb.Translate(tx.Exec("UPDATE users SET balance_minor = balance_minor + ?, updated_at = now() WHERE id = ?", g.Value, g.UserID).Error, "user")
+		return changeBalance(tx, g.UserID, g.Value)
 	case quest.PrizeDailyRenders:
 		return pgdb.Translate(tx.Exec("UPDATE users SET daily_remain_render_count = daily_remain_render_count + ?, updated_at = now() WHERE id = ?", g.Value, g.UserID).Error, "user")
 	case quest.PrizeRenderSeconds:

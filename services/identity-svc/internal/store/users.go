@@ -172,30 +172,41 @@ func deref(p *string) string {
 func (s *Users) Update(ctx context.Context, userID string, fn func(*account.User) error) (*account.User, error) {
 	var out *account.User
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var m userModel
-		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", userID).Take(&m).Error
-		if err != nil {
-			return pgdb.Translate(err, "user")
-		}
-		u := m.toDomain()
-		if err := fn(u); err != nil {
-			return err
-		}
-		saved := toUserModel(u)
-		if err := tx.Model(&saved).Select("*").Omit("id", "tenant_id").Updates(&saved).Error; err != nil {
-			return pgdb.Translate(err, "user")
-		}
-		// Read back what the database holds (times at its microsecond precision), so the
-		// caller answers exactly what a later read returns.
-		var back userModel
-		err = tx.Raw("UPDATE users SET updated_at = now() WHERE id = ? RETURNING *", u.ID).Scan(&back).Error
-		if err != nil {
-			return pgdb.Translate(err, "user")
-		}
-		out = back.toDomain()
-		return nil
+		var err error
+		out, err = updateUser(tx, userID, fn)
+		return err
 	})
 	return out, err
+}
+
+// changeBalance applies the user's one balance operation inside the caller's transaction tx
+// (account.User.ChangeBalance: Conflict insufficient_balance when it would go negative).
+func changeBalance(tx *gorm.DB, userID string, delta int64) error {
+	_, err := updateUser(tx, userID, func(u *account.User) error { return u.ChangeBalance(delta) })
+	return err
+}
+
+// updateUser is Update inside the caller's transaction tx.
+func updateUser(tx *gorm.DB, userID string, fn func(*account.User) error) (*account.User, error) {
+	var m userModel
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", userID).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "user")
+	}
+	u := m.toDomain()
+	if err := fn(u); err != nil {
+		return nil, err
+	}
+	saved := toUserModel(u)
+	if err := tx.Model(&saved).Select("*").Omit("id", "tenant_id").Updates(&saved).Error; err != nil {
+		return nil, pgdb.Translate(err, "user")
+	}
+	// Read back what the database holds (times at its microsecond precision), so the caller
+	// answers exactly what a later read returns.
+	var back userModel
+	if err := tx.Raw("UPDATE users SET updated_at = now() WHERE id = ? RETURNING *", u.ID).Scan(&back).Error; err != nil {
+		return nil, pgdb.Translate(err, "user")
+	}
+	return back.toDomain(), nil
 }
 
 // searchExpr is the text the trigram index users_search_trgm_idx covers.

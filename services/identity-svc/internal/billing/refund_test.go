@@ -1,0 +1,27 @@
+package billing_test
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
+)
+
+var _ = Describe("a refund's effect", func() {
+	card := &billing.Payment{Gateway: billing.GatewayRedirect, AmountMinor: 1000}
+	balance := &billing.Payment{Gateway: billing.GatewayBalance, AmountMinor: 1000}
+
+	It("credits the balance for a Balance refund, and for an original-method refund of a balance payment", func() {
+		Expect((&billing.Refund{RefundTo: billing.RefundToBalance}).CreditsBalance(card)).To(BeTrue())
+		Expect((&billing.Refund{RefundTo: billing.RefundToOriginalMethod}).CreditsBalance(balance)).To(BeTrue())
+		Expect((&billing.Refund{RefundTo: billing.RefundToOriginalMethod}).CreditsBalance(card)).To(BeFalse())
+		Expect((&billing.Refund{RefundTo: billing.RefundToPlan}).CreditsBalance(balance)).To(BeFalse())
+	})
+
+	It("gives back the refunded share of the period as plan time", func() {
+		r := &billing.Refund{RefundTo: billing.RefundToPlan, AmountMinor: 250}
+		Expect(r.PlanTime(card, 40*24*time.Hour)).To(Equal(10 * 24 * time.Hour))
+	})
+})
