@@ -28,7 +28,10 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/runapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
@@ -91,10 +94,17 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	checker := access.NewChecker(orgs)
 	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
-	boardHandler := boardapi.NewHandler(board.NewService(store.NewBoard(a.db, outbox.NewWriter(events.SourceAgentteam))))
+	writer := outbox.NewWriter(events.SourceAgentteam)
+	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
+	boards := board.NewService(board.Deps{
+		Store: boardStore, Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore, Access: checker, NewID: newID, Now: now,
+	})
+	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, newID, now))
+	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
+		httpapi.Area{Policies: runapi.Policies(verifier), Register: runHandler.Register},
 	)
 	if err != nil {
 		return nil, err

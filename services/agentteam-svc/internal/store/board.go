@@ -116,7 +116,7 @@ func takeTask(db *gorm.DB, id string, m *workItemModel) error {
 
 // columnRow is a work item with the size of its column.
 type columnRow struct {
-	workItemModel
+	Item         workItemModel `gorm:"embedded"`
 	ColumnStatus string
 	Total        int
 }
@@ -148,8 +148,8 @@ func (s *Board) Columns(ctx context.Context, teamID string, statuses []string, o
 	for _, r := range rows {
 		c := &cols[index[r.ColumnStatus]]
 		c.Total = r.Total
-		if r.ID != "" {
-			c.Tasks = append(c.Tasks, r.toDomain())
+		if r.Item.ID != "" {
+			c.Tasks = append(c.Tasks, r.Item.toDomain())
 		}
 	}
 	return cols, nil
@@ -243,4 +243,16 @@ func (s *Board) UpdateTask(ctx context.Context, id string, change func(*board.Wo
 		return writeAudit(tx, e)
 	})
 	return item, err
+}
+
+// TaskTeam returns the task's team, or board.TaskNotFound.
+func (s *Board) TaskTeam(ctx context.Context, id string) (string, error) {
+	var ids []string
+	if err := s.db.WithContext(ctx).Model(&workItemModel{}).Where("id = ?", id).Limit(1).Pluck("team_id", &ids).Error; err != nil {
+		return "", pgdb.Translate(err, "task")
+	}
+	if len(ids) == 0 {
+		return "", board.TaskNotFound()
+	}
+	return ids[0], nil
 }

@@ -4,24 +4,108 @@
 package boardapi
 
 import (
+	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AssigneePerformanceAssigneeKind.
+const (
+	AssigneePerformanceAssigneeKindAgent  AssigneePerformanceAssigneeKind = "Agent"
+	AssigneePerformanceAssigneeKindMember AssigneePerformanceAssigneeKind = "Member"
+)
+
+// Valid indicates whether the value is a known member of the AssigneePerformanceAssigneeKind enum.
+func (e AssigneePerformanceAssigneeKind) Valid() bool {
+	switch e {
+	case AssigneePerformanceAssigneeKindAgent:
+		return true
+	case AssigneePerformanceAssigneeKindMember:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BoardColumnStatus.
+const (
+	BoardColumnStatusBacklog    BoardColumnStatus = "Backlog"
+	BoardColumnStatusDone       BoardColumnStatus = "Done"
+	BoardColumnStatusInProgress BoardColumnStatus = "InProgress"
+	BoardColumnStatusInReview   BoardColumnStatus = "InReview"
+)
+
+// Valid indicates whether the value is a known member of the BoardColumnStatus enum.
+func (e BoardColumnStatus) Valid() bool {
+	switch e {
+	case BoardColumnStatusBacklog:
+		return true
+	case BoardColumnStatusDone:
+		return true
+	case BoardColumnStatusInProgress:
+		return true
+	case BoardColumnStatusInReview:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProductKind.
+const (
+	ProductKindProduct ProductKind = "Product"
+	ProductKindService ProductKind = "Service"
+)
+
+// Valid indicates whether the value is a known member of the ProductKind enum.
+func (e ProductKind) Valid() bool {
+	switch e {
+	case ProductKindProduct:
+		return true
+	case ProductKindService:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeatState.
+const (
+	AI    SeatState = "AI"
+	Human SeatState = "Human"
+	Open  SeatState = "Open"
+)
+
+// Valid indicates whether the value is a known member of the SeatState enum.
+func (e SeatState) Valid() bool {
+	switch e {
+	case AI:
+		return true
+	case Human:
+		return true
+	case Open:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkItemAssigneeKind.
 const (
-	Agent  WorkItemAssigneeKind = "Agent"
-	Member WorkItemAssigneeKind = "Member"
+	WorkItemAssigneeKindAgent  WorkItemAssigneeKind = "Agent"
+	WorkItemAssigneeKindMember WorkItemAssigneeKind = "Member"
 )
 
 // Valid indicates whether the value is a known member of the WorkItemAssigneeKind enum.
 func (e WorkItemAssigneeKind) Valid() bool {
 	switch e {
-	case Agent:
+	case WorkItemAssigneeKindAgent:
 		return true
-	case Member:
+	case WorkItemAssigneeKindMember:
 		return true
 	default:
 		return false
@@ -30,26 +114,242 @@ func (e WorkItemAssigneeKind) Valid() bool {
 
 // Defines values for WorkItemStatus.
 const (
-	Backlog    WorkItemStatus = "Backlog"
-	Done       WorkItemStatus = "Done"
-	InProgress WorkItemStatus = "InProgress"
-	InReview   WorkItemStatus = "InReview"
+	WorkItemStatusBacklog    WorkItemStatus = "Backlog"
+	WorkItemStatusDone       WorkItemStatus = "Done"
+	WorkItemStatusInProgress WorkItemStatus = "InProgress"
+	WorkItemStatusInReview   WorkItemStatus = "InReview"
 )
 
 // Valid indicates whether the value is a known member of the WorkItemStatus enum.
 func (e WorkItemStatus) Valid() bool {
 	switch e {
-	case Backlog:
+	case WorkItemStatusBacklog:
 		return true
-	case Done:
+	case WorkItemStatusDone:
 		return true
-	case InProgress:
+	case WorkItemStatusInProgress:
 		return true
-	case InReview:
+	case WorkItemStatusInReview:
 		return true
 	default:
 		return false
 	}
+}
+
+// Agent defines model for Agent.
+type Agent struct {
+	AgentProfileKey     *string `json:"agentProfileKey"`
+	AgentProfileVersion *string `json:"agentProfileVersion"`
+
+	// ApiConfigId The model connection; never carries its key.
+	ApiConfigId         openapi_types.UUID   `json:"apiConfigId"`
+	Autonomy            string               `json:"autonomy"`
+	CreatedAt           time.Time            `json:"createdAt"`
+	Docs                []string             `json:"docs"`
+	FallbackApiConfigId *openapi_types.UUID  `json:"fallbackApiConfigId"`
+	Id                  openapi_types.UUID   `json:"id"`
+	McpServerIds        []openapi_types.UUID `json:"mcpServerIds"`
+	Monogram            string               `json:"monogram"`
+	MonthlyTokenBudget  *int64               `json:"monthlyTokenBudget"`
+	Name                string               `json:"name"`
+	Persona             string               `json:"persona"`
+	SeatId              openapi_types.UUID   `json:"seatId"`
+	SkillKeys           []string             `json:"skillKeys"`
+	UpdatedAt           time.Time            `json:"updatedAt"`
+}
+
+// AssignTaskRequest defines model for AssignTaskRequest.
+type AssignTaskRequest struct {
+	MemberId openapi_types.UUID `json:"memberId"`
+}
+
+// AssigneePerformance defines model for AssigneePerformance.
+type AssigneePerformance struct {
+	AssigneeId   openapi_types.UUID              `json:"assigneeId"`
+	AssigneeKind AssigneePerformanceAssigneeKind `json:"assigneeKind"`
+
+	// AverageCycleHours Average hours from a done task's first InProgress to its Done; null without one.
+	AverageCycleHours *float64      `json:"averageCycleHours"`
+	Done              int           `json:"done"`
+	Pending           PendingCounts `json:"pending"`
+
+	// WorkedHours Hours the assignee's tasks spent InProgress.
+	WorkedHours float64 `json:"workedHours"`
+}
+
+// AssigneePerformanceAssigneeKind defines model for AssigneePerformance.AssigneeKind.
+type AssigneePerformanceAssigneeKind string
+
+// AuditRecord defines model for AuditRecord.
+type AuditRecord struct {
+	Action     string             `json:"action"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	Detail     string             `json:"detail"`
+	EntityId   string             `json:"entityId"`
+	EntityType string             `json:"entityType"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// MemberId The acting member; null for a system action.
+	MemberId *openapi_types.UUID `json:"memberId"`
+}
+
+// Board defines model for Board.
+type Board struct {
+	Columns []BoardColumn      `json:"columns"`
+	TeamId  openapi_types.UUID `json:"teamId"`
+}
+
+// BoardColumn defines model for BoardColumn.
+type BoardColumn struct {
+	Status BoardColumnStatus `json:"status"`
+	Tasks  []WorkItem        `json:"tasks"`
+
+	// Total How many tasks the column holds.
+	Total int `json:"total"`
+}
+
+// BoardColumnStatus defines model for BoardColumn.Status.
+type BoardColumnStatus string
+
+// ConfigureAgentRequest defines model for ConfigureAgentRequest.
+type ConfigureAgentRequest struct {
+	AgentProfileKey     *string `json:"agentProfileKey,omitempty"`
+	AgentProfileVersion *string `json:"agentProfileVersion,omitempty"`
+
+	// ApiConfigId A model connection id (uuid); required.
+	ApiConfigId         *string               `json:"apiConfigId,omitempty"`
+	Autonomy            *string               `json:"autonomy,omitempty"`
+	Docs                *[]string             `json:"docs,omitempty"`
+	FallbackApiConfigId *openapi_types.UUID   `json:"fallbackApiConfigId,omitempty"`
+	McpServerIds        *[]openapi_types.UUID `json:"mcpServerIds,omitempty"`
+	Monogram            *string               `json:"monogram,omitempty"`
+	MonthlyTokenBudget  *int64                `json:"monthlyTokenBudget,omitempty"`
+	Name                *string               `json:"name,omitempty"`
+	Persona             *string               `json:"persona,omitempty"`
+	SkillKeys           *[]string             `json:"skillKeys,omitempty"`
+}
+
+// CreateDivisionRequest defines model for CreateDivisionRequest.
+type CreateDivisionRequest struct {
+	Name           *string            `json:"name,omitempty"`
+	OrganizationId openapi_types.UUID `json:"organizationId"`
+}
+
+// CreateProductRequest defines model for CreateProductRequest.
+type CreateProductRequest struct {
+	DivisionId *openapi_types.UUID `json:"divisionId,omitempty"`
+	Identity   *string             `json:"identity,omitempty"`
+
+	// Kind Product (the default) or Service.
+	Kind           *string            `json:"kind,omitempty"`
+	Name           *string            `json:"name,omitempty"`
+	OrganizationId openapi_types.UUID `json:"organizationId"`
+}
+
+// CreateSeatRequest defines model for CreateSeatRequest.
+type CreateSeatRequest struct {
+	RoleName *string            `json:"roleName,omitempty"`
+	TeamId   openapi_types.UUID `json:"teamId"`
+}
+
+// CreateTaskRequest defines model for CreateTaskRequest.
+type CreateTaskRequest struct {
+	Description *string            `json:"description,omitempty"`
+	TeamId      openapi_types.UUID `json:"teamId"`
+	Title       *string            `json:"title,omitempty"`
+
+	// Type Free text; Test and Review never hand off to QA. Task when absent or blank.
+	Type *string `json:"type,omitempty"`
+}
+
+// CreateTeamRequest defines model for CreateTeamRequest.
+type CreateTeamRequest struct {
+	Name           *string             `json:"name,omitempty"`
+	OrganizationId openapi_types.UUID  `json:"organizationId"`
+	ProductId      *openapi_types.UUID `json:"productId,omitempty"`
+}
+
+// Division defines model for Division.
+type Division struct {
+	CreatedAt      time.Time          `json:"createdAt"`
+	Id             openapi_types.UUID `json:"id"`
+	Name           string             `json:"name"`
+	OrganizationId openapi_types.UUID `json:"organizationId"`
+}
+
+// MoveTaskRequest defines model for MoveTaskRequest.
+type MoveTaskRequest struct {
+	// Status Backlog, InProgress, InReview or Done.
+	Status string `json:"status"`
+}
+
+// PendingCounts defines model for PendingCounts.
+type PendingCounts struct {
+	Backlog    int `json:"backlog"`
+	InProgress int `json:"inProgress"`
+	InReview   int `json:"inReview"`
+}
+
+// Performance defines model for Performance.
+type Performance struct {
+	Assignees      []AssigneePerformance `json:"assignees"`
+	OrganizationId openapi_types.UUID    `json:"organizationId"`
+	TeamId         *openapi_types.UUID   `json:"teamId"`
+
+	// UnassignedPending Tasks with no assignee that are not Done.
+	UnassignedPending int `json:"unassignedPending"`
+}
+
+// Product defines model for Product.
+type Product struct {
+	CreatedAt  time.Time           `json:"createdAt"`
+	DivisionId *openapi_types.UUID `json:"divisionId"`
+	Id         openapi_types.UUID  `json:"id"`
+
+	// Identity The product brief.
+	Identity       string             `json:"identity"`
+	Kind           ProductKind        `json:"kind"`
+	Name           string             `json:"name"`
+	OrganizationId openapi_types.UUID `json:"organizationId"`
+	UpdatedAt      time.Time          `json:"updatedAt"`
+}
+
+// ProductIdentity defines model for ProductIdentity.
+type ProductIdentity struct {
+	Identity  string             `json:"identity"`
+	ProductId openapi_types.UUID `json:"productId"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// ProductKind defines model for ProductKind.
+type ProductKind string
+
+// PutProductIdentityRequest defines model for PutProductIdentityRequest.
+type PutProductIdentityRequest struct {
+	Identity string `json:"identity"`
+}
+
+// Seat defines model for Seat.
+type Seat struct {
+	AgentId   *openapi_types.UUID `json:"agentId"`
+	CreatedAt time.Time           `json:"createdAt"`
+	Id        openapi_types.UUID  `json:"id"`
+	MemberId  *openapi_types.UUID `json:"memberId"`
+	RoleName  string              `json:"roleName"`
+	State     SeatState           `json:"state"`
+	TeamId    openapi_types.UUID  `json:"teamId"`
+}
+
+// SeatState defines model for Seat.State.
+type SeatState string
+
+// Team defines model for Team.
+type Team struct {
+	CreatedAt      time.Time           `json:"createdAt"`
+	Id             openapi_types.UUID  `json:"id"`
+	Name           string              `json:"name"`
+	OrganizationId openapi_types.UUID  `json:"organizationId"`
+	ProductId      *openapi_types.UUID `json:"productId"`
 }
 
 // WorkItem defines model for WorkItem.
@@ -73,16 +373,242 @@ type WorkItemAssigneeKind string
 // WorkItemStatus defines model for WorkItem.Status.
 type WorkItemStatus string
 
+// OrganizationIdQuery defines model for OrganizationIdQuery.
+type OrganizationIdQuery = openapi_types.UUID
+
+// Page defines model for Page.
+type Page = int
+
+// PageSize defines model for PageSize.
+type PageSize = int
+
+// ListAuditParams defines parameters for ListAudit.
+type ListAuditParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// GetBoardParams defines parameters for GetBoard.
+type GetBoardParams struct {
+	TeamId openapi_types.UUID `form:"teamId" json:"teamId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// ListDivisionsParams defines parameters for ListDivisions.
+type ListDivisionsParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// GetPerformanceParams defines parameters for GetPerformance.
+type GetPerformanceParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+	TeamId         *openapi_types.UUID `form:"teamId,omitempty" json:"teamId,omitempty"`
+}
+
+// ListProductsParams defines parameters for ListProducts.
+type ListProductsParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// ListSeatsParams defines parameters for ListSeats.
+type ListSeatsParams struct {
+	TeamId openapi_types.UUID `form:"teamId" json:"teamId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// ListTeamsParams defines parameters for ListTeams.
+type ListTeamsParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
+// CreateDivisionJSONRequestBody defines body for CreateDivision for application/json ContentType.
+type CreateDivisionJSONRequestBody = CreateDivisionRequest
+
+// CreateProductJSONRequestBody defines body for CreateProduct for application/json ContentType.
+type CreateProductJSONRequestBody = CreateProductRequest
+
+// PutProductIdentityJSONRequestBody defines body for PutProductIdentity for application/json ContentType.
+type PutProductIdentityJSONRequestBody = PutProductIdentityRequest
+
+// CreateSeatJSONRequestBody defines body for CreateSeat for application/json ContentType.
+type CreateSeatJSONRequestBody = CreateSeatRequest
+
+// ConfigureAgentJSONRequestBody defines body for ConfigureAgent for application/json ContentType.
+type ConfigureAgentJSONRequestBody = ConfigureAgentRequest
+
+// CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
+type CreateTaskJSONRequestBody = CreateTaskRequest
+
+// AssignTaskJSONRequestBody defines body for AssignTask for application/json ContentType.
+type AssignTaskJSONRequestBody = AssignTaskRequest
+
+// MoveTaskJSONRequestBody defines body for MoveTask for application/json ContentType.
+type MoveTaskJSONRequestBody = MoveTaskRequest
+
+// CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
+type CreateTeamJSONRequestBody = CreateTeamRequest
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListAudit The organization's audit log, newest first
+	// (GET /api/orgboard/audit)
+	ListAudit(ctx echo.Context, params ListAuditParams) error
+	// GetBoard The team's board, one column per status
+	// (GET /api/orgboard/board)
+	GetBoard(ctx echo.Context, params GetBoardParams) error
 	// GetCartable Tasks assigned to the caller as a member, most recently updated first
 	// (GET /api/orgboard/cartable)
 	GetCartable(ctx echo.Context) error
+	// ListDivisions The organization's divisions, oldest first
+	// (GET /api/orgboard/divisions)
+	ListDivisions(ctx echo.Context, params ListDivisionsParams) error
+	// CreateDivision Create a division in an organization
+	// (POST /api/orgboard/divisions)
+	CreateDivision(ctx echo.Context) error
+	// GetPerformance Work per assignee, humans and AI on one scale
+	// (GET /api/orgboard/performance)
+	GetPerformance(ctx echo.Context, params GetPerformanceParams) error
+	// ListProducts The organization's products and services, oldest first
+	// (GET /api/orgboard/products)
+	ListProducts(ctx echo.Context, params ListProductsParams) error
+	// CreateProduct Create a product or service, optionally in a division
+	// (POST /api/orgboard/products)
+	CreateProduct(ctx echo.Context) error
+	// GetProductIdentity The product's identity text (its product brief)
+	// (GET /api/orgboard/products/{id}/identity)
+	GetProductIdentity(ctx echo.Context, id openapi_types.UUID) error
+	// PutProductIdentity Replace the product's identity text
+	// (PUT /api/orgboard/products/{id}/identity)
+	PutProductIdentity(ctx echo.Context, id openapi_types.UUID) error
+	// ListSeats The team's seats, oldest first
+	// (GET /api/orgboard/seats)
+	ListSeats(ctx echo.Context, params ListSeatsParams) error
+	// CreateSeat Open a seat on a team
+	// (POST /api/orgboard/seats)
+	CreateSeat(ctx echo.Context) error
+	// GetAgent The seat's agent
+	// (GET /api/orgboard/seats/{id}/agent)
+	GetAgent(ctx echo.Context, id openapi_types.UUID) error
+	// ConfigureAgent Create or replace the seat's agent; the seat becomes AI
+	// (POST /api/orgboard/seats/{id}/agent)
+	ConfigureAgent(ctx echo.Context, id openapi_types.UUID) error
+	// CreateTask Create a task in a team's Backlog
+	// (POST /api/orgboard/tasks)
+	CreateTask(ctx echo.Context) error
+	// AssignTask Assign a task to a member of the team's organization
+	// (PATCH /api/orgboard/tasks/{id}/assign)
+	AssignTask(ctx echo.Context, id openapi_types.UUID) error
+	// MoveTask Move a task to a column
+	// (PATCH /api/orgboard/tasks/{id}/move)
+	MoveTask(ctx echo.Context, id openapi_types.UUID) error
+	// ListTeams The organization's teams, oldest first
+	// (GET /api/orgboard/teams)
+	ListTeams(ctx echo.Context, params ListTeamsParams) error
+	// CreateTeam Create a team, optionally for a product
+	// (POST /api/orgboard/teams)
+	CreateTeam(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListAudit converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAudit(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAuditParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAudit(ctx, params)
+	return err
+}
+
+// GetBoard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBoard(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBoardParams
+	// ------------- Required query parameter "teamId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "teamId", ctx.QueryParams(), &params.TeamId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter teamId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBoard(ctx, params)
+	return err
 }
 
 // GetCartable converts echo context to params.
@@ -91,6 +617,300 @@ func (w *ServerInterfaceWrapper) GetCartable(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetCartable(ctx)
+	return err
+}
+
+// ListDivisions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDivisions(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDivisionsParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDivisions(ctx, params)
+	return err
+}
+
+// CreateDivision converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateDivision(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateDivision(ctx)
+	return err
+}
+
+// GetPerformance converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPerformance(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPerformanceParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "teamId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "teamId", ctx.QueryParams(), &params.TeamId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter teamId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPerformance(ctx, params)
+	return err
+}
+
+// ListProducts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListProducts(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListProductsParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListProducts(ctx, params)
+	return err
+}
+
+// CreateProduct converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateProduct(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateProduct(ctx)
+	return err
+}
+
+// GetProductIdentity converts echo context to params.
+func (w *ServerInterfaceWrapper) GetProductIdentity(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetProductIdentity(ctx, id)
+	return err
+}
+
+// PutProductIdentity converts echo context to params.
+func (w *ServerInterfaceWrapper) PutProductIdentity(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutProductIdentity(ctx, id)
+	return err
+}
+
+// ListSeats converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSeats(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSeatsParams
+	// ------------- Required query parameter "teamId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "teamId", ctx.QueryParams(), &params.TeamId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter teamId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSeats(ctx, params)
+	return err
+}
+
+// CreateSeat converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSeat(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSeat(ctx)
+	return err
+}
+
+// GetAgent converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAgent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAgent(ctx, id)
+	return err
+}
+
+// ConfigureAgent converts echo context to params.
+func (w *ServerInterfaceWrapper) ConfigureAgent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ConfigureAgent(ctx, id)
+	return err
+}
+
+// CreateTask converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTask(ctx)
+	return err
+}
+
+// AssignTask converts echo context to params.
+func (w *ServerInterfaceWrapper) AssignTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AssignTask(ctx, id)
+	return err
+}
+
+// MoveTask converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveTask(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveTask(ctx, id)
+	return err
+}
+
+// ListTeams converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTeams(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTeamsParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTeams(ctx, params)
+	return err
+}
+
+// CreateTeam converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTeam(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTeam(ctx)
 	return err
 }
 
@@ -142,5 +962,23 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	}
 
 	router.GET(options.BaseURL+"/api/orgboard/cartable", wrapper.GetCartable, options.OperationMiddlewares["getCartable"]...)
+	router.GET(options.BaseURL+"/api/orgboard/divisions", wrapper.ListDivisions, options.OperationMiddlewares["listDivisions"]...)
+	router.POST(options.BaseURL+"/api/orgboard/divisions", wrapper.CreateDivision, options.OperationMiddlewares["createDivision"]...)
+	router.GET(options.BaseURL+"/api/orgboard/products", wrapper.ListProducts, options.OperationMiddlewares["listProducts"]...)
+	router.POST(options.BaseURL+"/api/orgboard/products", wrapper.CreateProduct, options.OperationMiddlewares["createProduct"]...)
+	router.GET(options.BaseURL+"/api/orgboard/products/:id/identity", wrapper.GetProductIdentity, options.OperationMiddlewares["getProductIdentity"]...)
+	router.PUT(options.BaseURL+"/api/orgboard/products/:id/identity", wrapper.PutProductIdentity, options.OperationMiddlewares["putProductIdentity"]...)
+	router.GET(options.BaseURL+"/api/orgboard/teams", wrapper.ListTeams, options.OperationMiddlewares["listTeams"]...)
+	router.POST(options.BaseURL+"/api/orgboard/teams", wrapper.CreateTeam, options.OperationMiddlewares["createTeam"]...)
+	router.POST(options.BaseURL+"/api/orgboard/tasks", wrapper.CreateTask, options.OperationMiddlewares["createTask"]...)
+	router.GET(options.BaseURL+"/api/orgboard/board", wrapper.GetBoard, options.OperationMiddlewares["getBoard"]...)
+	router.PATCH(options.BaseURL+"/api/orgboard/tasks/:id/move", wrapper.MoveTask, options.OperationMiddlewares["moveTask"]...)
+	router.PATCH(options.BaseURL+"/api/orgboard/tasks/:id/assign", wrapper.AssignTask, options.OperationMiddlewares["assignTask"]...)
+	router.GET(options.BaseURL+"/api/orgboard/seats", wrapper.ListSeats, options.OperationMiddlewares["listSeats"]...)
+	router.POST(options.BaseURL+"/api/orgboard/seats", wrapper.CreateSeat, options.OperationMiddlewares["createSeat"]...)
+	router.GET(options.BaseURL+"/api/orgboard/seats/:id/agent", wrapper.GetAgent, options.OperationMiddlewares["getAgent"]...)
+	router.POST(options.BaseURL+"/api/orgboard/seats/:id/agent", wrapper.ConfigureAgent, options.OperationMiddlewares["configureAgent"]...)
+	router.GET(options.BaseURL+"/api/orgboard/performance", wrapper.GetPerformance, options.OperationMiddlewares["getPerformance"]...)
+	router.GET(options.BaseURL+"/api/orgboard/audit", wrapper.ListAudit, options.OperationMiddlewares["listAudit"]...)
 
 }

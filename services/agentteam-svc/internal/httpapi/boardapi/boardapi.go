@@ -4,80 +4,70 @@ package boardapi
 
 import (
 	"context"
-	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
-	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 )
 
-// Board is what the handlers need of the board service.
-type Board interface {
+// Boards is what the handlers need of the board service.
+type Boards interface {
 	Cartable(ctx context.Context, memberID string) ([]board.WorkItem, error)
+	CreateDivision(ctx context.Context, memberID, organizationID, name string) (board.Division, error)
+	Divisions(ctx context.Context, memberID, organizationID string, p org.Page) ([]board.Division, error)
+	CreateProduct(ctx context.Context, memberID string, np board.NewProduct) (board.Product, error)
+	Products(ctx context.Context, memberID, organizationID string, p org.Page) ([]board.Product, error)
+	ProductIdentity(ctx context.Context, memberID, id string) (board.Product, error)
+	SetProductIdentity(ctx context.Context, memberID, id, identity string) (board.Product, error)
+	CreateTeam(ctx context.Context, memberID, organizationID, name string, productID *string) (board.Team, error)
+	Teams(ctx context.Context, memberID, organizationID string, p org.Page) ([]board.Team, error)
+	CreateTask(ctx context.Context, memberID string, t board.NewTask) (board.WorkItem, error)
+	Board(ctx context.Context, memberID, teamID string, p org.Page) ([]board.Column, error)
+	Move(ctx context.Context, memberID, taskID, status string) (board.WorkItem, error)
+	Assign(ctx context.Context, memberID, taskID, assignee string) (board.WorkItem, error)
+	Performance(ctx context.Context, memberID, organizationID string, teamID *string) (board.Performance, error)
+	AuditLog(ctx context.Context, memberID, organizationID string, p org.Page) ([]audit.Entry, error)
+}
+
+// Seats is what the handlers need of the seat service.
+type Seats interface {
+	Create(ctx context.Context, memberID, teamID, roleName string) (seat.Seat, error)
+	List(ctx context.Context, memberID, teamID string, p org.Page) ([]seat.Seat, error)
+	ConfigureAgent(ctx context.Context, memberID, seatID string, c seat.AgentConfig) (seat.Agent, error)
+	Agent(ctx context.Context, memberID, seatID string) (seat.Agent, error)
 }
 
 // Handler implements ServerInterface.
-type Handler struct{ board Board }
+type Handler struct {
+	board Boards
+	seats Seats
+}
 
 // NewHandler returns a Handler.
-func NewHandler(b Board) *Handler { return &Handler{board: b} }
+func NewHandler(b Boards, s Seats) *Handler { return &Handler{board: b, seats: s} }
 
 // Policies says who may call each operation of this package: members only, the domain checks
 // their capabilities.
 func Policies(v *authn.Verifier) httpx.Policies {
 	user := httpx.Allow(v.RequireUser())
-	return httpx.Policies{
-		"getCartable": user,
+	ops := []string{
+		"getCartable", "createDivision", "listDivisions", "createProduct", "listProducts", "getProductIdentity",
+		"putProductIdentity", "createTeam", "listTeams", "createTask", "getBoard", "moveTask", "assignTask",
+		"createSeat", "listSeats", "configureAgent", "getAgent", "getPerformance", "listAudit",
 	}
+	p := make(httpx.Policies, len(ops))
+	for _, op := range ops {
+		p[op] = user
+	}
+	return p
 }
 
 // Register mounts this package's operations on e with the service's merged policies.
 func (h *Handler) Register(e *echo.Echo, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
-}
-
-// GetCartable answers the caller's assigned tasks.
-func (h *Handler) GetCartable(c echo.Context) error {
-	member, err := caller.Member(c)
-	if err != nil {
-		return err
-	}
-	items, err := h.board.Cartable(c.Request().Context(), member)
-	if err != nil {
-		return err
-	}
-	out := make([]WorkItem, len(items))
-	for i, it := range items {
-		out[i] = toWorkItem(it)
-	}
-	return c.JSON(http.StatusOK, out)
-}
-
-func toWorkItem(w board.WorkItem) WorkItem {
-	return WorkItem{
-		Id:           uuid.MustParse(w.ID),
-		TeamId:       uuid.MustParse(w.TeamID),
-		Title:        w.Title,
-		Description:  w.Description,
-		Type:         w.Type,
-		Status:       WorkItemStatus(w.Status),
-		AssigneeKind: (*WorkItemAssigneeKind)(w.AssigneeKind),
-		AssigneeId:   optionalUUID(w.AssigneeID),
-		ParentId:     optionalUUID(w.ParentID),
-		CreatedAt:    w.CreatedAt,
-		UpdatedAt:    w.UpdatedAt,
-	}
-}
-
-func optionalUUID(s *string) *openapi_types.UUID {
-	if s == nil {
-		return nil
-	}
-	u := uuid.MustParse(*s)
-	return &u
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/paging"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
 // Member is the caller's member id: the user id of the access token the policy admitted.
@@ -39,4 +40,14 @@ func Page(page, size *int) (offset, limit int, err error) {
 		return 0, 0, apperr.E(apperr.Invalid, "invalid_paging", "page must be between 1 and 100000 and pageSize between 1 and 100.")
 	}
 	return p.Offset(), p.Size, nil
+}
+
+// MemberAndPage is the caller's member id and the validated page of a list operation.
+func MemberAndPage(c echo.Context, page, size *int) (string, org.Page, error) {
+	member, err := Member(c)
+	if err != nil {
+		return "", org.Page{}, err
+	}
+	offset, limit, err := Page(page, size)
+	return member, org.Page{Offset: offset, Limit: limit}, err
 }

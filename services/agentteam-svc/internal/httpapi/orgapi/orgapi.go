@@ -74,7 +74,7 @@ func (h *Handler) UpsertOrganization(c echo.Context) error {
 
 // ListOrganizations answers the caller's organizations with the caller's role.
 func (h *Handler) ListOrganizations(c echo.Context, params ListOrganizationsParams) error {
-	member, p, err := memberAndPage(c, params.Page, params.PageSize)
+	member, p, err := caller.MemberAndPage(c, params.Page, params.PageSize)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (h *Handler) ListOrganizations(c echo.Context, params ListOrganizationsPara
 
 // ListMembers answers the organization's directory.
 func (h *Handler) ListMembers(c echo.Context, params ListMembersParams) error {
-	member, p, err := memberAndPage(c, params.Page, params.PageSize)
+	member, p, err := caller.MemberAndPage(c, params.Page, params.PageSize)
 	if err != nil {
 		return err
 	}
@@ -125,7 +125,7 @@ func (h *Handler) CreateInvitation(c echo.Context) error {
 
 // ListInvitations answers the invitations the caller made.
 func (h *Handler) ListInvitations(c echo.Context, params ListInvitationsParams) error {
-	member, p, err := memberAndPage(c, params.Page, params.PageSize)
+	member, p, err := caller.MemberAndPage(c, params.Page, params.PageSize)
 	if err != nil {
 		return err
 	}
@@ -155,15 +155,6 @@ func (h *Handler) AcceptInvitation(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, toMember(m))
-}
-
-func memberAndPage(c echo.Context, page, size *int) (string, org.Page, error) {
-	member, err := caller.Member(c)
-	if err != nil {
-		return "", org.Page{}, err
-	}
-	offset, limit, err := caller.Page(page, size)
-	return member, org.Page{Offset: offset, Limit: limit}, err
 }
 
 func toMember(m org.Membership) Member {

@@ -1,0 +1,149 @@
+package seat
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
+)
+
+// Store persists seats and agents; every mutation writes its audit entry in the same
+// transaction.
+type Store interface {
+	CreateSeat(ctx context.Context, s Seat, e audit.Entry) error
+	// Seat returns NotFound for an unknown id.
+	Seat(ctx context.Context, id string) (Seat, error)
+	Seats(ctx context.Context, teamID string, p org.Page) ([]Seat, error)
+	// Agent returns NoAgent when the seat has none.
+	Agent(ctx context.Context, seatID string) (Agent, error)
+	// ConfigureAgent locks the seat, lets configure build its agent from the current one (nil
+	// when none) and stores it with the seat bound to it in state AI.
+	ConfigureAgent(ctx context.Context, seatID string, configure func(s Seat, current *Agent) (Agent, audit.Entry, error)) (Agent, error)
+}
+
+// Service implements seats and agent configuration.
+type Service struct {
+	store  Store
+	access *access.Checker
+	newID  func() string
+	now    func() time.Time
+}
+
+// NewService returns a Service.
+func NewService(store Store, checker *access.Checker, newID func() string, now func() time.Time) *Service {
+	return &Service{store: store, access: checker, newID: newID, now: now}
+}
+
+// Create opens a seat on the team (ConfigureAgents). It returns Invalid, access.TeamNotFound
+// and Forbidden.
+func (s *Service) Create(ctx context.Context, memberID, teamID, roleName string) (Seat, error) {
+	if field.Blank(roleName) {
+		return Seat{}, field.Invalid("RoleName is required.")
+	}
+	if err := field.Text("roleName", roleName, field.NameMax); err != nil {
+		return Seat{}, err
+	}
+	orgID, err := s.access.Require(ctx, memberID, access.ConfigureAgents, access.Team(teamID))
+	if err != nil {
+		return Seat{}, err
+	}
+	st := Seat{ID: s.newID(), TeamID: teamID, RoleName: strings.TrimSpace(roleName), State: StateOpen, CreatedAt: s.now()}
+	return st, s.store.CreateSeat(ctx, st, audit.New(orgID, memberID, "seat.created", "Seat", st.ID, st.RoleName))
+}
+
+// List lists the team's seats, oldest first (ViewBoard). It returns access.TeamNotFound and
+// Forbidden.
+func (s *Service) List(ctx context.Context, memberID, teamID string, p org.Page) ([]Seat, error) {
+	if _, err := s.access.Require(ctx, memberID, access.ViewBoard, access.Team(teamID)); err != nil {
+		return nil, err
+	}
+	return s.store.Seats(ctx, teamID, p)
+}
+
+// AgentConfig is an agent's configuration as a client sends it.
+type AgentConfig struct {
+	Name, Monogram, Autonomy, APIConfigID, Persona string
+	FallbackAPIConfigID                            *string
+	SkillKeys, Docs, MCPServerIDs                  []string
+	AgentProfileKey, AgentProfileVersion           *string
+	MonthlyTokenBudget                             *int64
+}
+
+func (c AgentConfig) validate() error {
+	if field.Blank(c.Name) || field.Blank(c.APIConfigID) {
+		return field.Invalid("Name and apiConfigId are required.")
+	}
+	if c.MonthlyTokenBudget != nil && *c.MonthlyTokenBudget < 0 {
+		return field.Invalid("monthlyTokenBudget must not be negative.")
+	}
+	return field.First(
+		field.Text("name", c.Name, field.NameMax), field.Text("monogram", c.Monogram, field.NameMax),
+		field.Text("autonomy", c.Autonomy, field.NameMax), field.Text("persona", c.Persona, field.DocMax),
+		field.Text("agentProfileKey", deref(c.AgentProfileKey), field.NameMax),
+		field.Text("agentProfileVersion", deref(c.AgentProfileVersion), field.NameMax),
+		field.List("skillKeys", c.SkillKeys, field.ListMax, field.NameMax), field.List("docs", c.Docs, field.ListMax, field.DocMax),
+		field.List("mcpServerIds", c.MCPServerIDs, field.ListMax, field.NameMax),
+	)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// ConfigureAgent creates or replaces the seat's one agent; the seat becomes AI
+// (ConfigureAgents on its team). The model connection is not looked up: an apiConfigId naming
+// none is accepted and a run with it fails. It returns Invalid, NotFound and Forbidden.
+func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c AgentConfig) (Agent, error) {
+	if err := c.validate(); err != nil {
+		return Agent{}, err
+	}
+	st, err := s.store.Seat(ctx, seatID)
+	if err != nil {
+		return Agent{}, err
+	}
+	orgID, err := s.access.Require(ctx, memberID, access.ConfigureAgents, access.Team(st.TeamID))
+	if err != nil {
+		return Agent{}, err
+	}
+	now := s.now()
+	return s.store.ConfigureAgent(ctx, seatID, func(st Seat, current *Agent) (Agent, audit.Entry, error) {
+		a := Agent{
+			ID: s.newID(), SeatID: st.ID, OrganizationID: orgID, TeamID: st.TeamID, Name: c.Name, Monogram: c.Monogram,
+			Autonomy: c.Autonomy, APIConfigID: c.APIConfigID, FallbackAPIConfigID: c.FallbackAPIConfigID,
+			SkillKeys: orEmpty(c.SkillKeys), Docs: orEmpty(c.Docs), Persona: c.Persona, MCPServerIDs: orEmpty(c.MCPServerIDs),
+			AgentProfileKey: c.AgentProfileKey, AgentProfileVersion: c.AgentProfileVersion, MonthlyTokenBudget: c.MonthlyTokenBudget,
+			CreatedAt: now, UpdatedAt: now,
+		}
+		if current != nil {
+			a.ID, a.CreatedAt = current.ID, current.CreatedAt
+		}
+		return a, audit.New(orgID, memberID, "agent.configured", "Agent", a.ID, "seat "+st.ID+": "+a.Name), nil
+	})
+}
+
+func orEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// Agent answers the seat's agent (ViewBoard on its team). It returns NotFound for an unknown
+// seat, NoAgent and Forbidden.
+func (s *Service) Agent(ctx context.Context, memberID, seatID string) (Agent, error) {
+	st, err := s.store.Seat(ctx, seatID)
+	if err != nil {
+		return Agent{}, err
+	}
+	if _, err := s.access.Require(ctx, memberID, access.ViewBoard, access.Team(st.TeamID)); err != nil {
+		return Agent{}, err
+	}
+	return s.store.Agent(ctx, seatID)
+}
