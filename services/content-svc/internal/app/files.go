@@ -34,7 +34,7 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 		generator = previewai.New(cfg.Previews.AIURL, cfg.Previews.AIToken, cfg.Previews.AITimeout)
 	}
 	previews := preview.NewService(preview.Config{
-		MaxImageBytes: cfg.Previews.MaxImageBytes, Lease: cfg.Previews.Lease,
+		MaxImageBytes: cfg.Previews.MaxImageBytes, MaxImagePixels: cfg.Previews.MaxImagePixels, Lease: cfg.Previews.Lease,
 		MaxAttempts: cfg.Previews.MaxAttempts, StaleAfter: cfg.Previews.StaleAfter,
 	}, store.NewPreviews(a.db, outbox.NewWriter(events.SourceContent)), store.NewPreviewObjects(objects), generator)
 

@@ -55,6 +55,9 @@ type Uploads struct {
 type Previews struct {
 	// MaxImageBytes bounds the dropped image.
 	MaxImageBytes int64 `env:"SVG_PREVIEW_MAX_IMAGE_BYTES" default:"10485760"`
+	// MaxImagePixels bounds the dropped image's width times height, read from its header before
+	// anything decodes it (a small file can declare a huge image); 16 MP is 4096×4096.
+	MaxImagePixels int64 `env:"SVG_PREVIEW_MAX_IMAGE_PIXELS" default:"16777216"`
 	// AIURL is the external AI service's endpoint; empty uses the built-in generator.
 	AIURL     string        `env:"SVG_PREVIEW_AI_URL"`
 	AIToken   string        `env:"SVG_PREVIEW_AI_TOKEN"`

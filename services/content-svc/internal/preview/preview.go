@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"log/slog"
 	"regexp"
@@ -136,6 +137,8 @@ type Objects interface {
 type Config struct {
 	// MaxImageBytes bounds the dropped image.
 	MaxImageBytes int64
+	// MaxImagePixels bounds the dropped image's width times height.
+	MaxImagePixels int64
 	// Lease is how long a worker holds a preview before another may take it over.
 	Lease time.Duration
 	// MaxAttempts is how many generation attempts a preview gets before it fails.
@@ -187,8 +190,9 @@ type Request struct {
 // Create checks the request and the image, stores the image, and records the preview as
 // Generating with its job. It returns Invalid for a bad target type, missing or malformed
 // color keys, Unsupported for an image that is not PNG, JPEG or WebP, TooLarge for an image
-// over the limit, NotFound for an unknown target and Unavailable when storage cannot be
-// reached.
+// over the byte limit or whose header declares more pixels than the pixel limit, NotFound for
+// an unknown target and Unavailable when storage cannot be reached. An image whose header
+// cannot be read is left to the worker, which fails it with the reason.
 func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Preview, error) {
 	var c check.Checker
 	c.OneOf("target_type", &req.TargetType, []string{TargetProject, TargetScene})
@@ -211,6 +215,9 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 	contentType, ext, ok := detectImage(data)
 	if !ok {
 		return Preview{}, apperr.E(apperr.Unsupported, "unsupported_image", "the image must be a PNG, JPEG or WebP file")
+	}
+	if err := s.checkPixels(data); err != nil && !errors.Is(err, errUnreadableHeader) {
+		return Preview{}, err
 	}
 	if err := s.store.TargetExists(ctx, req.TargetType, req.TargetID); err != nil {
 		return Preview{}, err
@@ -305,6 +312,9 @@ func (s *Service) generate(ctx context.Context, p Preview) (Output, error) {
 	if err != nil {
 		return Output{}, err
 	}
+	if err := s.checkPixels(image); err != nil {
+		return Output{}, Unusable(err)
+	}
 	out, err := s.generator.Generate(ctx, Input{Image: image, ContentType: p.ImageContentType, ColorKeys: p.ColorKeys})
 	if err != nil {
 		return Output{}, err
@@ -316,6 +326,24 @@ func (s *Service) generate(ctx context.Context, p Preview) (Output, error) {
 		return Output{}, err
 	}
 	return out, nil
+}
+
+// errUnreadableHeader says an image's header does not decode.
+var errUnreadableHeader = errors.New("the image cannot be decoded: its header is unreadable")
+
+// checkPixels reads the dimensions from the image's header, without decoding its pixels, and
+// returns TooLarge when width times height is over the limit, errUnreadableHeader when the
+// header does not decode.
+func (s *Service) checkPixels(data []byte) error {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("%w (%v)", errUnreadableHeader, err)
+	}
+	if pixels := int64(cfg.Width) * int64(cfg.Height); pixels > s.cfg.MaxImagePixels {
+		return apperr.E(apperr.TooLarge, "image_too_many_pixels", fmt.Sprintf(
+			"the image is %d×%d pixels; at most %d pixels are accepted", cfg.Width, cfg.Height, s.cfg.MaxImagePixels))
+	}
+	return nil
 }
 
 func svgKey(id string) string { return fmt.Sprintf("svg-previews/%s/preview.svg", id) }
