@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
@@ -204,6 +205,12 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 	}
 	pg, pageErr := paging.New(f.Page, f.PageSize)
 	if err := c.Err(); err != nil {
+		// One answer names every bad field, the paging ones included.
+		if pe, ok := apperr.As(pageErr); ok {
+			if ce, ok := apperr.As(err); ok {
+				ce.WithFields(pe.Fields...)
+			}
+		}
 		return TemplatePage{}, err
 	}
 	if pageErr != nil {
