@@ -71,6 +71,26 @@ func (l *Limiter) Allow(ctx context.Context, key string, lim Limit) (Result, err
 	return out, nil
 }
 
+// Take records up to n events for key under lim at once and answers how many it granted (0 to
+// n) and, when none, how long to wait for the next. Callers that spend events locally take
+// them in batches with it. It returns the errors of Allow.
+func (l *Limiter) Take(ctx context.Context, key string, lim Limit, n int) (int, time.Duration, error) {
+	if lim.Rate <= 0 || lim.Period <= 0 || n < 1 {
+		return 0, 0, apperr.Invalidf("rate limit must have a positive rate, period and batch, got %d per %s, %d", lim.Rate, lim.Period, n)
+	}
+	if lim.Burst <= 0 {
+		lim.Burst = lim.Rate
+	}
+	res, err := l.limiter.AllowAtMost(ctx, l.prefix+key, redis_rate.Limit{Rate: lim.Rate, Burst: lim.Burst, Period: lim.Period}, n)
+	if err != nil {
+		return 0, 0, apperr.Wrap(fmt.Errorf("redisx: take %s: %w", key, err), apperr.Unavailable, "redis_unavailable", "rate limiter is unavailable")
+	}
+	if res.Allowed > 0 {
+		return res.Allowed, 0, nil
+	}
+	return 0, res.RetryAfter, nil
+}
+
 // Check is Allow for callers that only need a verdict: it returns nil when the event may
 // happen and a RateLimited error carrying RetryAfter otherwise. It also returns the errors of
 // Allow.

@@ -36,6 +36,20 @@ var _ = Describe("rate limiting", func() {
 		Expect(res.ResetAfter).To(BeNumerically(">", 40*time.Second))
 	})
 
+	It("takes events in batches, never more than the burst left", func(ctx SpecContext) {
+		lim := redisx.Limit{Rate: 5, Burst: 5, Period: time.Hour}
+		granted, _, err := limiter.Take(ctx, "batch", lim, 3)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(granted).To(Equal(3))
+		granted, _, err = limiter.Take(ctx, "batch", lim, 3)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(granted).To(Equal(2), "only what the burst has left")
+		granted, retry, err := limiter.Take(ctx, "batch", lim, 3)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(granted).To(BeZero())
+		Expect(retry).To(BeNumerically(">", time.Minute))
+	})
+
 	It("keeps separate keys independent", func(ctx SpecContext) {
 		lim := redisx.PerMinute(1)
 		Expect(limiter.Check(ctx, "key-a", lim)).To(Succeed())

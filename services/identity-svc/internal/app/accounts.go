@@ -61,7 +61,7 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 	})
 	keys := apikey.NewService(store.NewAPIKeys(a.db, writer),
 		apikey.NewCache(acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, now),
-		apikey.NewCounter(), keyLimiter{limiter}, acfg.APIKeys.Brand, now, newID)
+		apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, now), acfg.APIKeys.Brand, now, newID)
 	hookStore := store.NewWebhooks(a.db, writer)
 	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
 		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
@@ -144,12 +144,13 @@ func forgetRevokedKeys(ctx context.Context, a *App, keys *apikey.Service) error 
 	return sub.Unsubscribe()
 }
 
-// keyLimiter applies an API key's per-minute rate with the service's GCRA limiter.
-type keyLimiter struct{ l *redisx.Limiter }
+// keyLeaser takes batches of an API key's per-minute rate from the service's GCRA limiter,
+// which every replica shares.
+type keyLeaser struct{ l *redisx.Limiter }
 
-// Allow returns apperr RateLimited with RetryAfter when the key is over perMinute.
-func (k keyLimiter) Allow(ctx context.Context, key string, perMinute int) error {
-	return k.l.Check(ctx, key, redisx.PerMinute(perMinute))
+// Take grants up to n events of key under perMinute.
+func (k keyLeaser) Take(ctx context.Context, key string, perMinute, n int) (int, time.Duration, error) {
+	return k.l.Take(ctx, key, redisx.PerMinute(perMinute), n)
 }
 
 // every runs fn every interval until ctx is done, and then returns nil.

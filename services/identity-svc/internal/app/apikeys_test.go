@@ -171,7 +171,7 @@ var _ = Describe("tenant API keys", func() {
 			WithTimeout(5 * time.Second).Should(Equal("expired"))
 	})
 
-	It("stops validating a key revoked by another replica once its revocation event arrives", func() {
+	It("stops validating a key revoked by another replica within a second", func() {
 		_, k := create(adminA, tenantA, map[string]any{"name": "elsewhere", "scopes": []string{"renders:read"}})
 		secret := k["secret_key"].(string)
 		Expect(validateSecret(secret, "")).To(HaveKeyWithValue("valid", true))
@@ -184,7 +184,8 @@ var _ = Describe("tenant API keys", func() {
 				events.SubjectApiKeyRevoked, &identityv1.ApiKeyRevoked{ApiKeyId: k["id"].(string), TenantId: tenantA})
 			return err
 		})).To(Succeed())
-		Eventually(func() any { return validateSecret(secret, "")["reason"] }).WithTimeout(10 * time.Second).Should(Equal("revoked"))
+		Eventually(func() any { return validateSecret(secret, "")["reason"] }).WithTimeout(time.Second).WithPolling(20 * time.Millisecond).
+			Should(Equal("revoked"))
 	})
 
 	It("limits a key to its rate with 429 and Retry-After", func() {
