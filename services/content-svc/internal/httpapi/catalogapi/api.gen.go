@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -277,31 +278,31 @@ type CharacterPreset struct {
 
 // Container defines model for Container.
 type Container struct {
-	CategoryIds []openapi_types.UUID `json:"category_ids"`
-	CreatedAt   time.Time            `json:"created_at"`
-	Demo        string               `json:"demo"`
-	Description string               `json:"description"`
-	FullDemo    string               `json:"full_demo"`
-	Id          openapi_types.UUID   `json:"id"`
-	Image       string               `json:"image"`
-	IsMockup    bool                 `json:"is_mockup"`
-	IsPremium   bool                 `json:"is_premium"`
-	IsPublished bool                 `json:"is_published"`
-	Keywords    string               `json:"keywords"`
-	MiniDemo    string               `json:"mini_demo"`
-	Name        string               `json:"name"`
-	NewsText    string               `json:"news_text"`
-	PrimaryMode string               `json:"primary_mode"`
-	PublishedAt *time.Time           `json:"published_at"`
-	RateAvg     float64              `json:"rate_avg"`
-	RateCount   int                  `json:"rate_count"`
-	Slug        string               `json:"slug"`
-	TagIds      []openapi_types.UUID `json:"tag_ids"`
+	CategoryIds []openapi_types.UUID         `json:"category_ids"`
+	CreatedAt   time.Time                    `json:"created_at"`
+	Demo        string                       `json:"demo"`
+	Description string                       `json:"description"`
+	FullDemo    string                       `json:"full_demo"`
+	Id          openapi_types.UUID           `json:"id"`
+	Image       string                       `json:"image"`
+	IsMockup    bool                         `json:"is_mockup"`
+	IsPremium   bool                         `json:"is_premium"`
+	IsPublished bool                         `json:"is_published"`
+	Keywords    string                       `json:"keywords"`
+	MiniDemo    string                       `json:"mini_demo"`
+	Name        string                       `json:"name"`
+	NewsText    string                       `json:"news_text"`
+	PrimaryMode string                       `json:"primary_mode"`
+	PublishedAt nullable.Nullable[time.Time] `json:"published_at"`
+	RateAvg     float64                      `json:"rate_avg"`
+	RateCount   int                          `json:"rate_count"`
+	Slug        string                       `json:"slug"`
+	TagIds      []openapi_types.UUID         `json:"tag_ids"`
 
 	// UnpublishReason The reason given when the container was last unpublished; null while published.
-	UnpublishReason *string   `json:"unpublish_reason"`
-	UpdatedAt       time.Time `json:"updated_at"`
-	UseCount        int64     `json:"use_count"`
+	UnpublishReason nullable.Nullable[string] `json:"unpublish_reason"`
+	UpdatedAt       time.Time                 `json:"updated_at"`
+	UseCount        int64                     `json:"use_count"`
 }
 
 // ContainerCreate defines model for ContainerCreate.
@@ -350,10 +351,10 @@ type CreateFavoriteFolder struct {
 
 // Favorite defines model for Favorite.
 type Favorite struct {
-	ContainerId openapi_types.UUID  `json:"container_id"`
-	CreatedAt   time.Time           `json:"created_at"`
-	FolderId    *openapi_types.UUID `json:"folder_id"`
-	Note        string              `json:"note"`
+	ContainerId openapi_types.UUID                    `json:"container_id"`
+	CreatedAt   time.Time                             `json:"created_at"`
+	FolderId    nullable.Nullable[openapi_types.UUID] `json:"folder_id"`
+	Note        string                                `json:"note"`
 }
 
 // FavoriteFolder defines model for FavoriteFolder.
@@ -374,11 +375,11 @@ type FavoriteFolderList struct {
 
 // FavoriteItem defines model for FavoriteItem.
 type FavoriteItem struct {
-	ContainerId openapi_types.UUID  `json:"container_id"`
-	CreatedAt   time.Time           `json:"created_at"`
-	FolderId    *openapi_types.UUID `json:"folder_id"`
-	Note        string              `json:"note"`
-	Template    TemplateCard        `json:"template"`
+	ContainerId openapi_types.UUID                    `json:"container_id"`
+	CreatedAt   time.Time                             `json:"created_at"`
+	FolderId    nullable.Nullable[openapi_types.UUID] `json:"folder_id"`
+	Note        string                                `json:"note"`
+	Template    TemplateCard                          `json:"template"`
 }
 
 // FavoritePage defines model for FavoritePage.
@@ -471,31 +472,31 @@ type Problem struct {
 
 // Project defines model for Project.
 type Project struct {
-	AepFileMd5         string              `json:"aep_file_md5"`
-	AepFileSizeBytes   int64               `json:"aep_file_size_bytes"`
-	AepFileUrl         string              `json:"aep_file_url"`
-	Aspect             string              `json:"aspect"`
-	ChooseMode         string              `json:"choose_mode"`
-	ContainerId        openapi_types.UUID  `json:"container_id"`
-	CreatedAt          time.Time           `json:"created_at"`
-	Description        string              `json:"description"`
-	DownloadLink       string              `json:"download_link"`
-	FreeFps            int                 `json:"free_fps"`
-	FullDemo           string              `json:"full_demo"`
-	Id                 openapi_types.UUID  `json:"id"`
-	Image              string              `json:"image"`
-	IsPublished        bool                `json:"is_published"`
-	MaxDurationSec     float64             `json:"max_duration_sec"`
-	MinDurationSec     float64             `json:"min_duration_sec"`
-	Name               string              `json:"name"`
-	OriginalHeight     int                 `json:"original_height"`
-	OriginalWidth      int                 `json:"original_width"`
-	ProjectDurationSec float64             `json:"project_duration_sec"`
-	ProjectServerId    *openapi_types.UUID `json:"project_server_id"`
-	RenderAepComp      string              `json:"render_aep_comp"`
-	Resolution         string              `json:"resolution"`
-	UpdatedAt          time.Time           `json:"updated_at"`
-	VipFactor          float64             `json:"vip_factor"`
+	AepFileMd5         string                                `json:"aep_file_md5"`
+	AepFileSizeBytes   int64                                 `json:"aep_file_size_bytes"`
+	AepFileUrl         string                                `json:"aep_file_url"`
+	Aspect             string                                `json:"aspect"`
+	ChooseMode         string                                `json:"choose_mode"`
+	ContainerId        openapi_types.UUID                    `json:"container_id"`
+	CreatedAt          time.Time                             `json:"created_at"`
+	Description        string                                `json:"description"`
+	DownloadLink       string                                `json:"download_link"`
+	FreeFps            int                                   `json:"free_fps"`
+	FullDemo           string                                `json:"full_demo"`
+	Id                 openapi_types.UUID                    `json:"id"`
+	Image              string                                `json:"image"`
+	IsPublished        bool                                  `json:"is_published"`
+	MaxDurationSec     float64                               `json:"max_duration_sec"`
+	MinDurationSec     float64                               `json:"min_duration_sec"`
+	Name               string                                `json:"name"`
+	OriginalHeight     int                                   `json:"original_height"`
+	OriginalWidth      int                                   `json:"original_width"`
+	ProjectDurationSec float64                               `json:"project_duration_sec"`
+	ProjectServerId    nullable.Nullable[openapi_types.UUID] `json:"project_server_id"`
+	RenderAepComp      string                                `json:"render_aep_comp"`
+	Resolution         string                                `json:"resolution"`
+	UpdatedAt          time.Time                             `json:"updated_at"`
+	VipFactor          float64                               `json:"vip_factor"`
 }
 
 // ProjectCreate defines model for ProjectCreate.
@@ -572,10 +573,10 @@ type ProjectUpdate struct {
 	ProjectDurationSec *float64             `json:"project_duration_sec,omitempty"`
 
 	// ProjectServerId A render server; null removes the project's server, absent keeps it.
-	ProjectServerId *openapi_types.UUID `json:"project_server_id,omitempty"`
-	RenderAepComp   *string             `json:"render_aep_comp,omitempty"`
-	Resolution      *string             `json:"resolution,omitempty"`
-	VipFactor       *float64            `json:"vip_factor,omitempty"`
+	ProjectServerId nullable.Nullable[openapi_types.UUID] `json:"project_server_id,omitempty"`
+	RenderAepComp   *string                               `json:"render_aep_comp,omitempty"`
+	Resolution      *string                               `json:"resolution,omitempty"`
+	VipFactor       *float64                              `json:"vip_factor,omitempty"`
 }
 
 // ProjectUpdateAspect defines model for ProjectUpdate.Aspect.
@@ -610,12 +611,12 @@ type Scene struct {
 
 // SceneCharacter defines model for SceneCharacter.
 type SceneCharacter struct {
-	CharacterControllerId *openapi_types.UUID `json:"character_controller_id"`
-	Id                    openapi_types.UUID  `json:"id"`
-	Key                   string              `json:"key"`
-	Name                  string              `json:"name"`
-	Position              int                 `json:"position"`
-	SceneId               openapi_types.UUID  `json:"scene_id"`
+	CharacterControllerId nullable.Nullable[openapi_types.UUID] `json:"character_controller_id"`
+	Id                    openapi_types.UUID                    `json:"id"`
+	Key                   string                                `json:"key"`
+	Name                  string                                `json:"name"`
+	Position              int                                   `json:"position"`
+	SceneId               openapi_types.UUID                    `json:"scene_id"`
 }
 
 // SceneColorCreate defines model for SceneColorCreate.
@@ -629,20 +630,20 @@ type SceneColorCreate struct {
 	Position *int    `json:"position,omitempty"`
 
 	// SharedColorId A shared color of the same project, or null.
-	SharedColorId *openapi_types.UUID `json:"shared_color_id,omitempty"`
+	SharedColorId nullable.Nullable[openapi_types.UUID] `json:"shared_color_id,omitempty"`
 }
 
 // SceneColorElement defines model for SceneColorElement.
 type SceneColorElement struct {
-	CreatedAt     time.Time           `json:"created_at"`
-	DefaultColor  string              `json:"default_color"`
-	Id            openapi_types.UUID  `json:"id"`
-	Key           string              `json:"key"`
-	Label         string              `json:"label"`
-	Position      int                 `json:"position"`
-	SceneId       openapi_types.UUID  `json:"scene_id"`
-	SharedColorId *openapi_types.UUID `json:"shared_color_id"`
-	UpdatedAt     time.Time           `json:"updated_at"`
+	CreatedAt     time.Time                             `json:"created_at"`
+	DefaultColor  string                                `json:"default_color"`
+	Id            openapi_types.UUID                    `json:"id"`
+	Key           string                                `json:"key"`
+	Label         string                                `json:"label"`
+	Position      int                                   `json:"position"`
+	SceneId       openapi_types.UUID                    `json:"scene_id"`
+	SharedColorId nullable.Nullable[openapi_types.UUID] `json:"shared_color_id"`
+	UpdatedAt     time.Time                             `json:"updated_at"`
 }
 
 // SceneColorUpdate The fields of SceneColorCreate, all optional.
@@ -656,7 +657,7 @@ type SceneColorUpdate struct {
 	Position *int    `json:"position,omitempty"`
 
 	// SharedColorId A shared color of the same project; null unlinks the element, absent keeps the current link.
-	SharedColorId *openapi_types.UUID `json:"shared_color_id,omitempty"`
+	SharedColorId nullable.Nullable[openapi_types.UUID] `json:"shared_color_id,omitempty"`
 }
 
 // SceneContentCreate defines model for SceneContentCreate.
@@ -674,7 +675,7 @@ type SceneContentCreate struct {
 	Position  *int `json:"position,omitempty"`
 
 	// SharedLayerId A shared layer of the same project, or null.
-	SharedLayerId *openapi_types.UUID `json:"shared_layer_id,omitempty"`
+	SharedLayerId nullable.Nullable[openapi_types.UUID] `json:"shared_layer_id,omitempty"`
 }
 
 // SceneContentCreateContentType defines model for SceneContentCreate.ContentType.
@@ -682,18 +683,18 @@ type SceneContentCreateContentType string
 
 // SceneContentElement defines model for SceneContentElement.
 type SceneContentElement struct {
-	ContentType   SceneContentElementContentType `json:"content_type"`
-	CreatedAt     time.Time                      `json:"created_at"`
-	DefaultValue  string                         `json:"default_value"`
-	Id            openapi_types.UUID             `json:"id"`
-	IsRequired    bool                           `json:"is_required"`
-	Key           string                         `json:"key"`
-	Label         string                         `json:"label"`
-	MaxLength     int                            `json:"max_length"`
-	Position      int                            `json:"position"`
-	SceneId       openapi_types.UUID             `json:"scene_id"`
-	SharedLayerId *openapi_types.UUID            `json:"shared_layer_id"`
-	UpdatedAt     time.Time                      `json:"updated_at"`
+	ContentType   SceneContentElementContentType        `json:"content_type"`
+	CreatedAt     time.Time                             `json:"created_at"`
+	DefaultValue  string                                `json:"default_value"`
+	Id            openapi_types.UUID                    `json:"id"`
+	IsRequired    bool                                  `json:"is_required"`
+	Key           string                                `json:"key"`
+	Label         string                                `json:"label"`
+	MaxLength     int                                   `json:"max_length"`
+	Position      int                                   `json:"position"`
+	SceneId       openapi_types.UUID                    `json:"scene_id"`
+	SharedLayerId nullable.Nullable[openapi_types.UUID] `json:"shared_layer_id"`
+	UpdatedAt     time.Time                             `json:"updated_at"`
 }
 
 // SceneContentElementContentType defines model for SceneContentElement.ContentType.
@@ -714,7 +715,7 @@ type SceneContentUpdate struct {
 	Position  *int `json:"position,omitempty"`
 
 	// SharedLayerId A shared layer of the same project; null unlinks the element, absent keeps the current link.
-	SharedLayerId *openapi_types.UUID `json:"shared_layer_id,omitempty"`
+	SharedLayerId nullable.Nullable[openapi_types.UUID] `json:"shared_layer_id,omitempty"`
 }
 
 // SceneContentUpdateContentType defines model for SceneContentUpdate.ContentType.

@@ -203,15 +203,15 @@ func (h *Handler) GetProject(c echo.Context, id openapi_types.UUID) error {
 // UpdateProject changes the given fields of a project.
 func (h *Handler) UpdateProject(c echo.Context, id openapi_types.UUID) error {
 	var b ProjectUpdate
-	unlink, err := bindPatch(c, &b, "project_server_id")
-	if err != nil {
+	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
+	server, unlink := patchID(b.ProjectServerId)
 	f := catalog.ProjectFields{Name: b.Name, OriginalWidth: b.OriginalWidth, OriginalHeight: b.OriginalHeight,
 		ProjectDurationSec: b.ProjectDurationSec, ChooseMode: b.ChooseMode, Aspect: (*string)(b.Aspect),
 		MinDurationSec: b.MinDurationSec, MaxDurationSec: b.MaxDurationSec, Resolution: b.Resolution,
 		FreeFPS: b.FreeFps, VIPFactor: b.VipFactor, RenderAEPComp: b.RenderAepComp,
-		ProjectServerID: idString(b.ProjectServerId), Description: b.Description, Image: b.Image,
+		ProjectServerID: server, Description: b.Description, Image: b.Image,
 		FullDemo: b.FullDemo, DownloadLink: b.DownloadLink, IsPublished: b.IsPublished, UnlinkProjectServer: unlink}
 	p, err := h.catalog.UpdateProject(c.Request().Context(), id.String(), f)
 	if err != nil {

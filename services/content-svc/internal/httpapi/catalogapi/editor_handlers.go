@@ -159,7 +159,7 @@ func (h *Handler) CreateSceneContent(c echo.Context, id openapi_types.UUID) erro
 		return err
 	}
 	f := editor.ContentFields{Key: &b.Key, Label: b.Label, ContentType: (*string)(b.ContentType), DefaultValue: b.DefaultValue,
-		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: idString(b.SharedLayerId)}
+		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: createdID(b.SharedLayerId)}
 	e, err := h.editor.CreateContent(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err
@@ -170,12 +170,12 @@ func (h *Handler) CreateSceneContent(c echo.Context, id openapi_types.UUID) erro
 // UpdateSceneContent changes a content element.
 func (h *Handler) UpdateSceneContent(c echo.Context, id openapi_types.UUID) error {
 	var b SceneContentUpdate
-	unlink, err := bindPatch(c, &b, "shared_layer_id")
-	if err != nil {
+	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
+	layer, unlink := patchID(b.SharedLayerId)
 	f := editor.ContentFields{Key: b.Key, Label: b.Label, ContentType: (*string)(b.ContentType), DefaultValue: b.DefaultValue,
-		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: idString(b.SharedLayerId),
+		MaxLength: b.MaxLength, IsRequired: b.IsRequired, Position: b.Position, SharedLayerID: layer,
 		UnlinkSharedLayer: unlink}
 	e, err := h.editor.UpdateContent(c.Request().Context(), id.String(), f)
 	if err != nil {
@@ -199,7 +199,7 @@ func (h *Handler) CreateSceneColor(c echo.Context, id openapi_types.UUID) error 
 		return err
 	}
 	f := editor.ColorFields{Key: &b.Key, Label: b.Label, DefaultColor: &b.DefaultColor, Position: b.Position,
-		SharedColorID: idString(b.SharedColorId)}
+		SharedColorID: createdID(b.SharedColorId)}
 	e, err := h.editor.CreateColor(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err
@@ -210,12 +210,12 @@ func (h *Handler) CreateSceneColor(c echo.Context, id openapi_types.UUID) error 
 // UpdateSceneColor changes a color element.
 func (h *Handler) UpdateSceneColor(c echo.Context, id openapi_types.UUID) error {
 	var b SceneColorUpdate
-	unlink, err := bindPatch(c, &b, "shared_color_id")
-	if err != nil {
+	if err := httpx.Bind(c, &b); err != nil {
 		return err
 	}
+	color, unlink := patchID(b.SharedColorId)
 	f := editor.ColorFields{Key: b.Key, Label: b.Label, DefaultColor: b.DefaultColor, Position: b.Position,
-		SharedColorID: idString(b.SharedColorId), UnlinkSharedColor: unlink}
+		SharedColorID: color, UnlinkSharedColor: unlink}
 	e, err := h.editor.UpdateColor(c.Request().Context(), id.String(), f)
 	if err != nil {
 		return err

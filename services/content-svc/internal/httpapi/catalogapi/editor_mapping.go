@@ -26,18 +26,18 @@ func toSceneElements(e editor.Elements) SceneElements {
 func toContent(e editor.ContentElement) SceneContentElement {
 	return SceneContentElement{Id: uid(e.ID), SceneId: uid(e.SceneID), Key: e.Key, Label: e.Label,
 		ContentType: SceneContentElementContentType(e.ContentType), DefaultValue: e.DefaultValue, MaxLength: e.MaxLength,
-		IsRequired: e.IsRequired, Position: e.Position, SharedLayerId: uidPtr(e.SharedLayerID),
+		IsRequired: e.IsRequired, Position: e.Position, SharedLayerId: nullableID(e.SharedLayerID),
 		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
 func toColor(e editor.ColorElement) SceneColorElement {
 	return SceneColorElement{Id: uid(e.ID), SceneId: uid(e.SceneID), Key: e.Key, Label: e.Label, DefaultColor: e.DefaultColor,
-		Position: e.Position, SharedColorId: uidPtr(e.SharedColorID), CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+		Position: e.Position, SharedColorId: nullableID(e.SharedColorID), CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
 func toCharacter(e editor.Character) SceneCharacter {
 	return SceneCharacter{Id: uid(e.ID), SceneId: uid(e.SceneID), Key: e.Key, Name: e.Name,
-		CharacterControllerId: uidPtr(e.CharacterControllerID), Position: e.Position}
+		CharacterControllerId: nullableID(e.CharacterControllerID), Position: e.Position}
 }
 
 func toRepeater(e editor.RepeaterItem) RepeaterItem {

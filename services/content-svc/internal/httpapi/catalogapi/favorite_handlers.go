@@ -62,7 +62,7 @@ func (h *Handler) AddFavorite(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, Favorite{ContainerId: uid(f.ContainerID), FolderId: uidPtr(f.FolderID), Note: f.Note,
+	return c.JSON(http.StatusCreated, Favorite{ContainerId: uid(f.ContainerID), FolderId: nullableID(f.FolderID), Note: f.Note,
 		CreatedAt: f.CreatedAt})
 }
 
@@ -79,6 +79,6 @@ func toFolder(f favorite.Folder) FavoriteFolder {
 }
 
 func toFavoriteItem(i favorite.Item) FavoriteItem {
-	return FavoriteItem{ContainerId: uid(i.ContainerID), FolderId: uidPtr(i.FolderID), Note: i.Note, CreatedAt: i.CreatedAt,
+	return FavoriteItem{ContainerId: uid(i.ContainerID), FolderId: nullableID(i.FolderID), Note: i.Note, CreatedAt: i.CreatedAt,
 		Template: toTemplateCard(i.Template)}
 }

@@ -2,6 +2,7 @@ package catalogapi
 
 import (
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
@@ -51,12 +52,40 @@ func idString(id *openapi_types.UUID) *string {
 // uid turns a stored id into its wire form; stored ids are always uuids.
 func uid(s string) openapi_types.UUID { return uuid.MustParse(s) }
 
-func uidPtr(s *string) *openapi_types.UUID {
+// nullableID is an optional stored id on the wire: the id, or null.
+func nullableID(s *string) nullable.Nullable[openapi_types.UUID] {
 	if s == nil {
-		return nil
+		return nullable.NewNullNullable[openapi_types.UUID]()
 	}
-	id := uid(*s)
-	return &id
+	return nullable.NewNullableWithValue(uid(*s))
+}
+
+// nullableOf is an optional value on the wire: the value, or null.
+func nullableOf[T any](p *T) nullable.Nullable[T] {
+	if p == nil {
+		return nullable.NewNullNullable[T]()
+	}
+	return nullable.NewNullableWithValue(*p)
+}
+
+// patchID reads a PATCH body's nullable id: absent keeps (nil, false), null unlinks
+// (nil, true), a value sets it.
+func patchID(n nullable.Nullable[openapi_types.UUID]) (id *string, unlink bool) {
+	if n.IsNull() {
+		return nil, true
+	}
+	v, err := n.Get()
+	if err != nil {
+		return nil, false
+	}
+	s := v.String()
+	return &s, false
+}
+
+// createdID reads a create body's nullable id: a value, or none for absent and null alike.
+func createdID(n nullable.Nullable[openapi_types.UUID]) *string {
+	id, _ := patchID(n)
+	return id
 }
 
 func toTag(t catalog.Tag) Tag { return Tag{Id: uid(t.ID), Slug: t.Slug, Name: t.Name} }
@@ -71,7 +100,7 @@ func toContainer(c catalog.Container) Container {
 		Image: c.Image, Demo: c.Demo, FullDemo: c.FullDemo, MiniDemo: c.MiniDemo, IsPublished: c.IsPublished,
 		IsPremium: c.IsPremium, IsMockup: c.IsMockup, PrimaryMode: c.PrimaryMode, RateAvg: c.RateAvg,
 		RateCount: c.RateCount, UseCount: c.UseCount, CategoryIds: mapAll(c.CategoryIDs, uid), TagIds: mapAll(c.TagIDs, uid),
-		PublishedAt: c.PublishedAt, UnpublishReason: c.UnpublishReason, CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+		PublishedAt: nullableOf(c.PublishedAt), UnpublishReason: nullableOf(c.UnpublishReason), CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}
 }
 
@@ -92,7 +121,7 @@ func toProjectSummary(p catalog.Project) ProjectSummary {
 
 func toProject(p catalog.Project) Project {
 	return Project{
-		Id: uid(p.ID), ContainerId: uid(p.ContainerID), ProjectServerId: uidPtr(p.ProjectServerID), Name: p.Name,
+		Id: uid(p.ID), ContainerId: uid(p.ContainerID), ProjectServerId: nullableID(p.ProjectServerID), Name: p.Name,
 		Description: p.Description, Aspect: p.Aspect, OriginalWidth: p.OriginalWidth, OriginalHeight: p.OriginalHeight,
 		Resolution: p.Resolution, ProjectDurationSec: p.ProjectDurationSec, MinDurationSec: p.MinDurationSec,
 		MaxDurationSec: p.MaxDurationSec, ChooseMode: p.ChooseMode, Image: p.Image, FullDemo: p.FullDemo,

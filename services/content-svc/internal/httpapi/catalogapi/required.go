@@ -12,8 +12,9 @@ import (
 )
 
 // bindBody decodes the JSON body into dst like httpx.Bind and answers the body's top-level
-// fields as raw JSON, so that handlers can tell an absent field from a null or zero one, which
-// the generated types cannot. It returns the errors of httpx.Bind.
+// fields as raw JSON, so that a create handler can tell a missing required field from a zero
+// one, which the generated non-pointer fields cannot (PATCH bodies need no such re-read: their
+// nullable fields are nullable.Nullable). It returns the errors of httpx.Bind.
 func bindBody(c echo.Context, dst any) (map[string]json.RawMessage, error) {
 	req := c.Request()
 	var seen bytes.Buffer
@@ -28,17 +29,6 @@ func bindBody(c echo.Context, dst any) (map[string]json.RawMessage, error) {
 		return map[string]json.RawMessage{}, nil
 	}
 	return fields, nil
-}
-
-// bindPatch decodes a PATCH body into dst like bindBody and reports whether the body sets
-// field to JSON null explicitly.
-func bindPatch(c echo.Context, dst any, field string) (null bool, err error) {
-	fields, err := bindBody(c, dst)
-	if err != nil {
-		return false, err
-	}
-	raw, ok := fields[field]
-	return ok && isNull(raw), nil
 }
 
 // requirePresent answers apperr Invalid naming every one of names that fields lacks or sets
