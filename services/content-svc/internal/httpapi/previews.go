@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/preview"
 )
@@ -20,8 +21,8 @@ import (
 type Previews interface {
 	MaxImageBytes() int64
 	Create(ctx context.Context, req preview.Request, image io.Reader) (preview.Preview, error)
-	Get(ctx context.Context, id string) (preview.Preview, error)
-	LatestForScene(ctx context.Context, sceneID string) (preview.Preview, error)
+	Get(ctx context.Context, id string, privileged bool) (preview.Preview, error)
+	LatestForScene(ctx context.Context, sceneID string, privileged bool) (preview.Preview, error)
 }
 
 // indexedColorKey matches the form fields of one color key written field by field:
@@ -130,7 +131,8 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id"), ColorKeys: keys}
+	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id"), ColorKeys: keys,
+		Privileged: privileged(c)}
 	p, err := h.previews.Create(req.Context(), in, image)
 	if err != nil {
 		return err
@@ -138,9 +140,16 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, SvgPreviewAccepted{SvgPreviewId: parseID(p.ID), Status: SvgPreviewAcceptedStatusGenerating})
 }
 
+// privileged reports whether the caller may read, and so preview, unpublished projects and
+// scenes: administrators and services, as in the catalog's reads.
+func privileged(c echo.Context) bool {
+	cl := authn.FromContext(c)
+	return cl != nil && (cl.Admin || cl.IsService())
+}
+
 // GetSvgPreview answers a preview.
 func (h *Handler) GetSvgPreview(c echo.Context, id openapi_types.UUID) error {
-	p, err := h.previews.Get(c.Request().Context(), id.String())
+	p, err := h.previews.Get(c.Request().Context(), id.String(), privileged(c))
 	if err != nil {
 		return err
 	}
@@ -149,7 +158,7 @@ func (h *Handler) GetSvgPreview(c echo.Context, id openapi_types.UUID) error {
 
 // GetSceneSvgPreview answers the scene's latest preview.
 func (h *Handler) GetSceneSvgPreview(c echo.Context, sceneID openapi_types.UUID) error {
-	p, err := h.previews.LatestForScene(c.Request().Context(), sceneID.String())
+	p, err := h.previews.LatestForScene(c.Request().Context(), sceneID.String(), privileged(c))
 	if err != nil {
 		return err
 	}

@@ -102,16 +102,19 @@ func IsUnusable(err error) bool {
 // Store persists previews; the methods that change the status also write the job or event
 // in the same transaction.
 type Store interface {
-	// TargetExists returns NotFound unless the project (in a live container) or scene exists.
-	TargetExists(ctx context.Context, targetType, targetID string) error
+	// TargetExists returns NotFound unless the project or scene exists and the caller may read
+	// it (privileged callers read unpublished ones).
+	TargetExists(ctx context.Context, targetType, targetID string, privileged bool) error
 	// TargetColorKeys returns the color elements of a scene, or of every scene of a project
 	// (one per key), as color keys with their default colors, at most limit of them.
 	TargetColorKeys(ctx context.Context, targetType, targetID string, limit int) ([]ColorKey, error)
 	// Create inserts p and queues its job.
 	Create(ctx context.Context, p Preview) error
-	Get(ctx context.Context, id string) (Preview, error)
-	// LatestForScene returns the scene's newest preview, NotFound when it has none.
-	LatestForScene(ctx context.Context, sceneID string) (Preview, error)
+	// Get returns a preview of a target the caller may read, NotFound otherwise.
+	Get(ctx context.Context, id string, privileged bool) (Preview, error)
+	// LatestForScene returns the newest preview of a scene the caller may read, NotFound
+	// when the scene is not readable or has none.
+	LatestForScene(ctx context.Context, sceneID string, privileged bool) (Preview, error)
 	// Claim leases a Generating preview to owner until until and counts the attempt; ok is
 	// false when it is not Generating or another worker's lease is live.
 	Claim(ctx context.Context, id, owner string, until time.Time) (p Preview, ok bool, err error)
@@ -185,13 +188,16 @@ type Request struct {
 	TargetType string
 	TargetID   string
 	ColorKeys  []ColorKey
+	// Privileged callers (administrators, services) may preview unpublished projects and
+	// scenes, as they may read them.
+	Privileged bool
 }
 
 // Create checks the request and the image, stores the image, and records the preview as
 // Generating with its job. It returns Invalid for a bad target type, missing or malformed
 // color keys, Unsupported for an image that is not PNG, JPEG or WebP, TooLarge for an image
 // over the byte limit or whose header declares more pixels than the pixel limit, NotFound for
-// an unknown target and Unavailable when storage cannot be reached. An image whose header
+// an unknown target or one the caller may not read, and Unavailable when storage cannot be reached. An image whose header
 // cannot be read is left to the worker, which fails it with the reason.
 func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Preview, error) {
 	var c check.Checker
@@ -219,7 +225,7 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 	if err := s.checkPixels(data); err != nil && !errors.Is(err, errUnreadableHeader) {
 		return Preview{}, err
 	}
-	if err := s.store.TargetExists(ctx, req.TargetType, req.TargetID); err != nil {
+	if err := s.store.TargetExists(ctx, req.TargetType, req.TargetID, req.Privileged); err != nil {
 		return Preview{}, err
 	}
 	if len(req.ColorKeys) == 0 {
@@ -273,13 +279,16 @@ func checkColorKeys(c *check.Checker, keys []ColorKey) {
 	}
 }
 
-// Get returns a preview. It returns NotFound for an unknown id.
-func (s *Service) Get(ctx context.Context, id string) (Preview, error) { return s.store.Get(ctx, id) }
+// Get returns a preview. It returns NotFound for an unknown id and, alike, for a preview of a
+// project or scene the caller may not read (unpublished, for unprivileged callers).
+func (s *Service) Get(ctx context.Context, id string, privileged bool) (Preview, error) {
+	return s.store.Get(ctx, id, privileged)
+}
 
 // LatestForScene returns the scene's newest preview, whatever its status. It returns
-// NotFound when none was requested yet.
-func (s *Service) LatestForScene(ctx context.Context, sceneID string) (Preview, error) {
-	return s.store.LatestForScene(ctx, sceneID)
+// NotFound for a scene the caller may not read or that has none yet.
+func (s *Service) LatestForScene(ctx context.Context, sceneID string, privileged bool) (Preview, error) {
+	return s.store.LatestForScene(ctx, sceneID, privileged)
 }
 
 // Process generates the preview id if it is still Generating and no other worker holds it.

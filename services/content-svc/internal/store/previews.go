@@ -76,18 +76,16 @@ func (m svgPreviewModel) toDomain() (preview.Preview, error) {
 	return p, nil
 }
 
-// TargetExists returns NotFound unless the project (in a live container) or the scene (of
-// such a project) exists.
-func (s *Previews) TargetExists(ctx context.Context, targetType, targetID string) error {
-	q := s.db.WithContext(ctx).Table("projects p").Joins("JOIN containers c ON c.id = p.container_id").
-		Where("c.deleted_at IS NULL")
+// TargetExists returns NotFound unless the project or the scene exists and the caller may read
+// it: its container is live and, unless privileged, both the container and the project are
+// published (the rule of the project and scene reads).
+func (s *Previews) TargetExists(ctx context.Context, targetType, targetID string, privileged bool) error {
+	q := `SELECT count(*) FROM projects p JOIN containers c ON c.id = p.container_id WHERE p.id = ? AND ` + visible(privileged)
 	if targetType == preview.TargetScene {
-		q = q.Joins("JOIN scenes s ON s.project_id = p.id").Where("s.id = ?", targetID)
-	} else {
-		q = q.Where("p.id = ?", targetID)
+		q = `SELECT count(*) FROM scenes s` + projectJoin + ` WHERE s.id = ? AND ` + visible(privileged)
 	}
 	var n int64
-	if err := q.Count(&n).Error; err != nil {
+	if err := s.db.WithContext(ctx).Raw(q, targetID).Scan(&n).Error; err != nil {
 		return pgdb.Translate(err, targetType)
 	}
 	if n == 0 {
@@ -150,16 +148,29 @@ func (s *Previews) queue(ctx context.Context, tx *gorm.DB, id string) error {
 }
 
 // Get returns a preview. It returns NotFound for an unknown id.
-func (s *Previews) Get(ctx context.Context, id string) (preview.Preview, error) {
+func (s *Previews) Get(ctx context.Context, id string, privileged bool) (preview.Preview, error) {
 	var row svgPreviewModel
-	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+	err := s.db.WithContext(ctx).Raw(`SELECT v.* FROM svg_previews v`+previewTargetJoin+` WHERE v.id = ? AND `+visible(privileged), id).
+		Take(&row).Error
+	if err != nil {
 		return preview.Preview{}, pgdb.Translate(err, "svg preview")
 	}
 	return row.toDomain()
 }
 
-// LatestForScene returns the scene's newest preview. It returns NotFound when it has none.
-func (s *Previews) LatestForScene(ctx context.Context, sceneID string) (preview.Preview, error) {
+// previewTargetJoin joins a preview v to the project p (its target, or its target scene's) and
+// to that project's container c, for the visibility condition.
+const previewTargetJoin = ` JOIN projects p ON p.id = CASE WHEN v.target_type = 'scene'
+	THEN (SELECT sc.project_id FROM scenes sc WHERE sc.id = v.target_id) ELSE v.target_id END
+	JOIN containers c ON c.id = p.container_id`
+
+// LatestForScene returns the newest preview of a scene the caller may read. It returns
+// NotFound for a scene the caller may not read, the same as for an unknown one, and when the
+// scene has no preview.
+func (s *Previews) LatestForScene(ctx context.Context, sceneID string, privileged bool) (preview.Preview, error) {
+	if err := s.TargetExists(ctx, preview.TargetScene, sceneID, privileged); err != nil {
+		return preview.Preview{}, err
+	}
 	var row svgPreviewModel
 	err := s.db.WithContext(ctx).Where("target_type = ? AND target_id = ?", preview.TargetScene, sceneID).
 		Order("created_at DESC, id DESC").Take(&row).Error
