@@ -39,10 +39,12 @@ awk -v root="$ROOT" '
 ' <<<"$listing" || { echo "check-imports: module boundaries violated" >&2; exit 1; }
 
 # ADAPTERS name adapter packages: a package under a service's internal/ with any of these path
-# elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain).
-ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed"
-# PURE lists the import path prefixes of third-party helpers without I/O a domain may use.
-PURE="github.com/google/uuid golang.org/x/image/"
+# elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain;
+# internal/gitsource reads the shared skill source with go-git).
+ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource"
+# PURE lists the import path prefixes of third-party helpers without I/O a domain may use (the
+# YAML decoder parses skill documents in internal/library).
+PURE="github.com/google/uuid golang.org/x/image/ go.yaml.in/yaml/v3"
 # STD_IO are standard-library clients of networks, databases and processes: adapters' business.
 STD_IO="net/http net/smtp net/rpc database/sql os/exec"
 

@@ -21,6 +21,13 @@ export SERVICE_CLIENTS="${SERVICE_CLIENTS:-dev-service:dev-service-secret-change
 # Local development only: let webhooks and other outbound calls reach receivers on this machine
 # (127.0.0.1); deployments keep the default, which refuses loopback and private addresses.
 export OUTBOUND_ALLOW_LOOPBACK="${OUTBOUND_ALLOW_LOOPBACK:-true}"
+# Local development only: the platform admin key of the shared skill library
+# (X-Skills-Admin-Key on POST /api/skills/index and /sync), and the starter library it syncs at
+# start-up so a new organization sees shared skills at once.
+export SKILLS_ADMIN_KEY="${SKILLS_ADMIN_KEY:-dev-skills-admin-key}"
+if [[ -z "${SKILLS_SOURCE_GIT_URL:-}" ]]; then
+	export SKILLS_SOURCE_DIR="${SKILLS_SOURCE_DIR:-$REPO/services/agentteam-svc/starter-skills}"
+fi
 
 log() { printf 'dev: %s\n' "$*" >&2; }
 die() { printf 'dev: error: %s\n' "$*" >&2; exit 1; }

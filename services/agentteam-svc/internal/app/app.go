@@ -29,6 +29,8 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/runapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/skillapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
@@ -46,6 +48,9 @@ type App struct {
 	relay  *outbox.Relay
 	// followRevocations keeps the verifier's deny list of identity's revoked sessions.
 	followRevocations func(ctx context.Context) error
+	syncer            *library.Syncer
+	// syncAtStart is set when a shared skill source is configured.
+	syncAtStart bool
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -101,10 +106,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	})
 	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, newID, now))
 	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
+	skills, err := a.newLibrary(ctx, cfg, checker, log)
+	if err != nil {
+		return nil, err
+	}
+	skillHandler := skillapi.NewHandler(skills, a.syncer)
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
 		httpapi.Area{Policies: runapi.Policies(verifier), Register: runHandler.Register},
+		httpapi.Area{Policies: skillapi.Policies(verifier), Register: skillHandler.Register},
 	)
 	if err != nil {
 		return nil, err
@@ -123,6 +134,10 @@ func (a *App) Run(ctx context.Context) error {
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
 	g.Go(func() error { return a.followRevocations(ctx) })
+	g.Go(func() error { return a.syncer.Run(ctx) })
+	if a.syncAtStart {
+		a.syncer.Trigger()
+	}
 	return g.Wait()
 }
 

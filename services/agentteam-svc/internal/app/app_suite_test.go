@@ -25,6 +25,8 @@ var (
 	db     *gorm.DB
 	tokens *testkit.Issuer
 	client *testkit.API
+	// suiteCfg is the suite app's configuration, for specs that start an app of their own.
+	suiteCfg config.Config
 )
 
 var _ = BeforeSuite(func() {
@@ -42,9 +44,18 @@ var _ = BeforeSuite(func() {
 	cfg.Auth.JWKSURL = tokens.JWKSURL()
 	cfg.Auth.Issuer = tokens.IssuerName()
 
+	suiteCfg = cfg
+
+	Expect(app.Migrate(context.Background(), cfg, slog.New(slog.NewJSONHandler(GinkgoWriter, nil)))).To(Succeed())
+	client = serve(cfg)
+})
+
+// serve runs an app with cfg until the suite or the spec that called it ends, and returns a
+// contract-checking client of it once it is ready.
+func serve(cfg config.Config) *testkit.API {
+	GinkgoHelper()
 	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	Expect(app.Migrate(ctx, cfg, log)).To(Succeed())
 	a, err := app.New(ctx, cfg, log)
 	Expect(err).NotTo(HaveOccurred())
 	addr, err := a.Listen()
@@ -56,6 +67,7 @@ var _ = BeforeSuite(func() {
 		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
 		a.Close()
 	})
-	client = testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
-	Eventually(func() int { return client.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
-})
+	c := testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
+	Eventually(func() int { return c.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
+	return c
+}

@@ -2,6 +2,8 @@
 package config
 
 import (
+	"time"
+
 	"github.com/motionstudio/platform/pkg/config"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/natsx"
@@ -23,6 +25,8 @@ type Config struct {
 	// OutboundAllowLoopback lets calls to user-given URLs (model connections, MCP servers,
 	// embeddings) reach 127.0.0.1 and ::1; only local development and tests set it.
 	OutboundAllowLoopback bool `env:"OUTBOUND_ALLOW_LOOPBACK" default:"false"`
+	// SkillSource is the shared skill library's source and push-hook settings.
+	SkillSource SkillSource
 }
 
 // Embeddings configures the OpenAI-compatible embeddings endpoint; with no base URL the
@@ -35,6 +39,25 @@ type Embeddings struct {
 	Model string `env:"EMBEDDINGS_MODEL" default:"text-embedding-3-small"`
 	// APIKey is the endpoint's bearer token; it is never logged.
 	APIKey string `env:"EMBEDDINGS_API_KEY"`
+}
+
+// SkillSource is where the shared skill library is read from: a local directory or a Git
+// repository (at most one), synced at start-up, by POST /api/skills/sync and by push hooks.
+type SkillSource struct {
+	// Dir is a local directory whose SKILL.md files are the shared library.
+	Dir string `env:"SKILLS_SOURCE_DIR"`
+	// GitURL is a Git repository (any URL go-git clones, a local path included) whose SKILL.md
+	// files are the shared library.
+	GitURL string `env:"SKILLS_SOURCE_GIT_URL"`
+	// GitBranch is the branch to read; empty reads the repository's default branch.
+	GitBranch string `env:"SKILLS_SOURCE_GIT_BRANCH"`
+	// GitCache is where the repository is cloned; empty uses a fresh temporary directory.
+	GitCache string `env:"SKILLS_SOURCE_GIT_CACHE"`
+	// WebhookSecret verifies push hooks (GitHub-style HMAC or GitLab-style token); empty accepts
+	// every hook.
+	WebhookSecret string `env:"SKILLS_WEBHOOK_SECRET"`
+	// SyncDebounce is how long a push hook waits for more pushes before it re-syncs.
+	SyncDebounce time.Duration `env:"SKILLS_SYNC_DEBOUNCE" default:"2s"`
 }
 
 // Auth says where the identity service's public keys are.
