@@ -99,18 +99,18 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	checker := access.NewChecker(orgs)
 	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
-	writer := outbox.NewWriter(events.SourceAgentteam)
-	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
-	boards := board.NewService(board.Deps{
-		Store: boardStore, Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore, Access: checker, NewID: newID, Now: now,
-	})
-	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, newID, now))
-	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
 	skills, err := a.newLibrary(ctx, cfg, checker, log)
 	if err != nil {
 		return nil, err
 	}
 	skillHandler := skillapi.NewHandler(skills, a.syncer)
+	writer := outbox.NewWriter(events.SourceAgentteam)
+	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
+	boards := board.NewService(board.Deps{
+		Store: boardStore, Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore, Access: checker, NewID: newID, Now: now,
+	})
+	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, newID, now))
+	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},

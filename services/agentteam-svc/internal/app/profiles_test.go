@@ -45,6 +45,44 @@ var _ = Describe("the seeded agent profiles", func() {
 	})
 })
 
+var _ = Describe("configuring an agent with an agent profile", func() {
+	It("makes the resolved profile's body the agent's persona and records its version", func() {
+		c := newCrew()
+		seatID := newSeat(c, newTeam(c), "QA")
+		r := client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{
+			"name": "QA bot", "apiConfigId": uuid.NewString(), "persona": "ignored", "agentProfileKey": "qa",
+		})
+		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		var agent struct{ Persona, AgentProfileKey, AgentProfileVersion string }
+		r.JSON(&agent)
+		qa := profiles(client.Do("GET", "/api/orgboard/agent-profiles/qa", c.Owner.Token, nil))[0]
+		Expect(agent.Persona).To(Equal(qa.Body))
+		Expect(agent.AgentProfileKey).To(Equal("qa"))
+		Expect(agent.AgentProfileVersion).To(Equal("1.0.0"))
+
+		By("the organization's own version resolves first")
+		doc := "---\nprofileKey: qa\nname: Our QA\nversion: \"0.9\"\nroles: [qa]\ngoldenTests:\n  - input: a\n    expected: b\n---\nOur way.\n"
+		Expect(client.Do("POST", "/api/orgboard/agent-profiles", c.Owner.Token, map[string]any{"organizationId": c.OrgID, "content": doc}).Status).To(Equal(http.StatusOK))
+		r = client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{"name": "QA bot", "apiConfigId": uuid.NewString(), "agentProfileKey": "qa"})
+		r.JSON(&agent)
+		Expect(agent.Persona).To(Equal("Our way.\n"))
+		Expect(agent.AgentProfileVersion).To(Equal("0.9"))
+	})
+
+	It("answers Agent profile not found. for an unknown profile or version", func() {
+		c := newCrew()
+		seatID := newSeat(c, newTeam(c), "QA")
+		for _, body := range []map[string]any{
+			{"name": "bot", "apiConfigId": uuid.NewString(), "agentProfileKey": key("nope")},
+			{"name": "bot", "apiConfigId": uuid.NewString(), "agentProfileKey": "qa", "agentProfileVersion": "9.9"},
+		} {
+			r := client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, body)
+			Expect(r.Status).To(Equal(http.StatusNotFound))
+			Expect(string(r.Body)).To(Equal("Agent profile not found."))
+		}
+	})
+})
+
 var _ = Describe("agent profiles", func() {
 	base := "/api/orgboard/agent-profiles"
 	upload := func(token, orgID, content string) testkit.Response {

@@ -72,9 +72,9 @@ func cosine(a, b []float32) float64 {
 }
 
 // Persona returns the body of the agent profile the organization resolves for key (the exact
-// version when one is given): the operating guide of an agent configured with that profile.
-// It returns NotFound (Agent profile not found.).
-func (s *Service) Persona(ctx context.Context, organizationID, key, version string) (string, error) {
+// version when one is given) and its version: the operating guide of an agent configured with
+// that profile. It returns NotFound (Agent profile not found.).
+func (s *Service) Persona(ctx context.Context, organizationID, key, version string) (persona, resolvedVersion string, err error) {
 	it, err := s.Library(AgentProfile).Resolve(ctx, organizationID, key, version)
-	return it.Body, err
+	return it.Body, it.Version, err
 }

@@ -25,17 +25,25 @@ type Store interface {
 	ConfigureAgent(ctx context.Context, seatID string, configure func(s Seat, current *Agent) (Agent, audit.Entry, error)) (Agent, error)
 }
 
+// Personas resolves agent profiles (the skill library's agent-profile library).
+type Personas interface {
+	// Persona returns the body of the agent profile the organization resolves for key (the
+	// exact version when one is given) and that version; NotFound for an unknown profile.
+	Persona(ctx context.Context, organizationID, key, version string) (persona, resolvedVersion string, err error)
+}
+
 // Service implements seats and agent configuration.
 type Service struct {
-	store  Store
-	access *access.Checker
-	newID  func() string
-	now    func() time.Time
+	store    Store
+	access   *access.Checker
+	personas Personas
+	newID    func() string
+	now      func() time.Time
 }
 
 // NewService returns a Service.
-func NewService(store Store, checker *access.Checker, newID func() string, now func() time.Time) *Service {
-	return &Service{store: store, access: checker, newID: newID, now: now}
+func NewService(store Store, checker *access.Checker, personas Personas, newID func() string, now func() time.Time) *Service {
+	return &Service{store: store, access: checker, personas: personas, newID: newID, now: now}
 }
 
 // Create opens a seat on the team (ConfigureAgents). It returns Invalid, access.TeamNotFound
@@ -99,7 +107,9 @@ func deref(s *string) string {
 
 // ConfigureAgent creates or replaces the seat's one agent; the seat becomes AI
 // (ConfigureAgents on its team). The model connection is not looked up: an apiConfigId naming
-// none is accepted and a run with it fails. It returns Invalid, NotFound and Forbidden.
+// none is accepted and a run with it fails. With an agentProfileKey the resolved profile's body
+// becomes the persona and its version is recorded. It returns Invalid, NotFound (also for an
+// unknown agent profile) and Forbidden.
 func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c AgentConfig) (Agent, error) {
 	if err := c.validate(); err != nil {
 		return Agent{}, err
@@ -110,6 +120,9 @@ func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c
 	}
 	orgID, err := s.access.Require(ctx, memberID, access.ConfigureAgents, access.Team(st.TeamID))
 	if err != nil {
+		return Agent{}, err
+	}
+	if err := s.applyProfile(ctx, orgID, &c); err != nil {
 		return Agent{}, err
 	}
 	now := s.now()
@@ -126,6 +139,20 @@ func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c
 		}
 		return a, audit.New(orgID, memberID, "agent.configured", "Agent", a.ID, "seat "+st.ID+": "+a.Name), nil
 	})
+}
+
+// applyProfile replaces the configuration's persona with the body of its agent profile, if any.
+func (s *Service) applyProfile(ctx context.Context, orgID string, c *AgentConfig) error {
+	if field.Blank(deref(c.AgentProfileKey)) {
+		c.AgentProfileKey, c.AgentProfileVersion = nil, nil
+		return nil
+	}
+	persona, version, err := s.personas.Persona(ctx, orgID, *c.AgentProfileKey, deref(c.AgentProfileVersion))
+	if err != nil {
+		return err
+	}
+	c.Persona, c.AgentProfileVersion = persona, &version
+	return nil
 }
 
 func orEmpty(list []string) []string {
