@@ -9,6 +9,8 @@
 #   make lint          gofmt, go vet, staticcheck, module boundaries
 #   make test          lint, generate-check, infra, every ginkgo suite, helm-check
 #   make helm-check    helm lint, render the chart into .state/rendered, decode it strictly
+#   make docs-check    run every README command block against a fresh platform (make test runs it
+#                      with the e2e suite)
 #   make bench         throughput and latency percentiles with vegeta (scripts/bench.sh)
 #   make bench-1m      the catalog part of the bench on 1,000,000 templates
 
@@ -26,7 +28,7 @@ CHART := helm/motionstudio
 RENDERED := $(CURDIR)/.state/rendered
 GINKGO_FLAGS ?= -p --randomize-all --keep-going --timeout=25m
 
-.PHONY: dev up down infra build migrate tools generate generate-check lint test test-suites helm-check bench bench-1m
+.PHONY: dev up down infra build migrate tools generate generate-check lint test test-suites helm-check docs-check bench bench-1m
 
 dev: infra build
 	scripts/dev.sh run
@@ -89,6 +91,9 @@ helm-check: tools
 	helm template motionstudio $(CHART) -f $(CHART)/values-production.yaml > $(RENDERED)/production.yaml
 	cp deploy/k8s/dev-infra.yaml $(RENDERED)/dev-infra.yaml
 	RENDERED_DIR=$(RENDERED) ginkgo e2e/helmcheck
+
+docs-check: tools infra
+	ginkgo --focus "the README" e2e
 
 bench: tools
 	scripts/bench.sh

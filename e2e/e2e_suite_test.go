@@ -84,7 +84,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		"DATABASE_URL=" + identityDSN,
 		"SIGNING_KEY=" + base64.StdEncoding.EncodeToString(seed),
 		"SIGNING_KEY_GENERATE=false",
-		"SERVICE_CLIENTS=" + serviceClientID + ":" + secret,
+		// dev-service is the client the README's walkthroughs use (scripts/dev.sh sets it up).
+		"SERVICE_CLIENTS=" + serviceClientID + ":" + secret + ",dev-service:dev-service-secret-change-me",
+		"OUTBOUND_ALLOW_LOOPBACK=true",
 	}, common...)
 	contentEnv := append([]string{
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[1]),
