@@ -24,13 +24,16 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/memoryapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/runapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/skillapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/memory"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
@@ -51,6 +54,9 @@ type App struct {
 	syncer            *library.Syncer
 	// syncAtStart is set when a shared skill source is configured.
 	syncAtStart bool
+
+	memory        *memory.Service
+	memoryNotices *bus.MemoryNotices
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -111,11 +117,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	})
 	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, newID, now))
 	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
+	a.memory, a.memoryNotices = newMemory(cfg, a.db, a.bus, checker, log)
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
 		httpapi.Area{Policies: runapi.Policies(verifier), Register: runHandler.Register},
 		httpapi.Area{Policies: skillapi.Policies(verifier), Register: skillHandler.Register},
+		httpapi.Area{Policies: memoryapi.Policies(verifier), Register: memoryapi.NewHandler(a.memory).Register},
 	)
 	if err != nil {
 		return nil, err
@@ -138,6 +146,7 @@ func (a *App) Run(ctx context.Context) error {
 	if a.syncAtStart {
 		a.syncer.Trigger()
 	}
+	g.Go(func() error { return a.memoryNotices.Listen(ctx, a.memory) })
 	return g.Wait()
 }
 

@@ -43,6 +43,7 @@ var _ = BeforeSuite(func() {
 	cfg.NATS.Prefix = bus.Subject("")
 	cfg.Auth.JWKSURL = tokens.JWKSURL()
 	cfg.Auth.Issuer = tokens.IssuerName()
+	suiteCfg = cfg
 
 	suiteCfg = cfg
 

@@ -9,7 +9,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
@@ -23,7 +22,7 @@ func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access
 		return nil, err
 	}
 	lib := library.NewService(library.Deps{
-		Store: store.NewLibrary(a.db), Access: checker, Embedder: embed.NewLocal(), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
+		Store: store.NewLibrary(a.db), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
 		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: newID, Now: now, Log: log,
 	})
 	if err := lib.SeedProfiles(ctx); err != nil {

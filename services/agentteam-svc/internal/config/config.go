@@ -18,6 +18,8 @@ type Config struct {
 	Auth Auth
 	// Embeddings chooses the embedder of team memory and the skill library.
 	Embeddings Embeddings
+	// MemoryIndex bounds the in-memory vectors of team memory.
+	MemoryIndex MemoryIndex
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 	// SkillsAdminKey guards the shared skill library (X-Skills-Admin-Key); empty refuses every call.
@@ -81,4 +83,13 @@ func Load() (Config, error) {
 		c.DB.DSN = "postgres://postgres@127.0.0.1:5432/agentteam?sslmode=disable"
 	}
 	return c, nil
+}
+
+// MemoryIndex bounds the team-memory vectors each replica holds in memory (1.5 KiB each).
+type MemoryIndex struct {
+	// MaxTeams is how many teams' vectors are held, least recently searched evicted first.
+	MaxTeams int `env:"MEMORY_INDEX_MAX_TEAMS" default:"500"`
+	// MaxEntries is how many vectors are held across teams; a larger team is ranked from the
+	// database on each search instead.
+	MaxEntries int `env:"MEMORY_INDEX_MAX_ENTRIES" default:"100000"`
 }

@@ -1,0 +1,3 @@
+package memoryapi
+
+//go:generate oapi-codegen -config oapi-codegen.yaml ../../../api/openapi.yaml
