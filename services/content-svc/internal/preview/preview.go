@@ -99,6 +99,14 @@ func IsUnusable(err error) bool {
 	return errors.As(err, &u)
 }
 
+// LeaseHeldError says another worker holds the preview's lease until Until: its job should come
+// back once the lease ends (the worker may have died) rather than be dropped.
+type LeaseHeldError struct{ Until time.Time }
+
+func (e LeaseHeldError) Error() string {
+	return "preview: leased by another worker until " + e.Until.UTC().Format(time.RFC3339Nano)
+}
+
 // Store persists previews; the methods that change the status also write the job or event
 // in the same transaction.
 type Store interface {
@@ -116,7 +124,8 @@ type Store interface {
 	// when the scene is not readable or has none.
 	LatestForScene(ctx context.Context, sceneID string, privileged bool) (Preview, error)
 	// Claim leases a Generating preview to owner until until and counts the attempt; ok is
-	// false when it is not Generating or another worker's lease is live.
+	// false when it is not Generating, and the error is a LeaseHeldError when another worker's
+	// lease is live.
 	Claim(ctx context.Context, id, owner string, until time.Time) (p Preview, ok bool, err error)
 	// Release drops owner's lease so that a redelivery can claim the preview again.
 	Release(ctx context.Context, id, owner string) error
@@ -294,7 +303,8 @@ func (s *Service) LatestForScene(ctx context.Context, sceneID string, privileged
 // Process generates the preview id if it is still Generating and no other worker holds it.
 // A failure the generator may recover from is returned (so the job is redelivered) until the
 // attempts run out; then, or for an unusable input, the preview is Failed with the reason.
-// It returns nil when the preview is finished or not this worker's to process.
+// It returns nil when the preview is finished, and a LeaseHeldError while another worker's
+// lease on it is live.
 func (s *Service) Process(ctx context.Context, id string) error {
 	p, ok, err := s.store.Claim(ctx, id, s.owner, s.now().Add(s.cfg.Lease))
 	if err != nil || !ok {

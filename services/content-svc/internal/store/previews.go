@@ -184,7 +184,8 @@ func (s *Previews) LatestForScene(ctx context.Context, sceneID string, privilege
 }
 
 // Claim leases a Generating preview to owner until until and counts the attempt, in one
-// statement; ok is false when the preview is finished or another worker's lease is live.
+// statement; ok is false when the preview is finished, with a preview.LeaseHeldError when
+// another worker's lease is live.
 func (s *Previews) Claim(ctx context.Context, id, owner string, until time.Time) (preview.Preview, bool, error) {
 	var rows []svgPreviewModel
 	err := s.db.WithContext(ctx).Raw(`UPDATE svg_previews
@@ -195,6 +196,15 @@ func (s *Previews) Claim(ctx context.Context, id, owner string, until time.Time)
 		return preview.Preview{}, false, pgdb.Translate(err, "svg preview")
 	}
 	if len(rows) == 0 {
+		var held []time.Time
+		err := s.db.WithContext(ctx).Raw(`SELECT lease_until FROM svg_previews
+			WHERE id = ? AND status = 'Generating' AND lease_until >= now()`, id).Scan(&held).Error
+		if err != nil {
+			return preview.Preview{}, false, pgdb.Translate(err, "svg preview")
+		}
+		if len(held) > 0 {
+			return preview.Preview{}, false, preview.LeaseHeldError{Until: held[0]}
+		}
 		return preview.Preview{}, false, nil
 	}
 	p, err := rows[0].toDomain()

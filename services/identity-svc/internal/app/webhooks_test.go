@@ -156,6 +156,23 @@ var _ = Describe("tenant webhooks", func() {
 		Expect(webhookOf(adminA, tenantA, id)).To(HaveKeyWithValue("is_active", true))
 	})
 
+	It("fails a delivery refused for its destination at once, with the reason, instead of retrying", func() {
+		recv := newReceiver()
+		id, _ := subscribe(adminA, tenantA, recv.srv.URL, "api_key.created")
+		// The host now resolves, or was changed, to the cloud metadata address.
+		Expect(testDB().Exec("UPDATE webhooks SET url = 'http://169.254.169.254/latest/meta-data' WHERE id = ?", id).Error).To(Succeed())
+		createKey(adminA, tenantA)
+		Eventually(func() []map[string]any { return attempts(adminA, tenantA, id) }).WithTimeout(10 * time.Second).Should(HaveLen(1))
+		Consistently(func() []map[string]any { return attempts(adminA, tenantA, id) }).WithTimeout(time.Second).Should(HaveLen(1))
+		a := attempts(adminA, tenantA, id)[0]
+		Expect(a).To(HaveKeyWithValue("succeeded", false))
+		Expect(a).To(HaveKeyWithValue("error_message", ContainSubstring("destination address refused")))
+		var status string
+		Expect(testDB().Raw("SELECT status FROM webhook_messages WHERE webhook_id = ?", id).Scan(&status).Error).To(Succeed())
+		Expect(status).To(Equal("Failed"))
+		Expect(recv.requests()).To(BeEmpty())
+	})
+
 	It("disables a webhook that answers 410 Gone", func() {
 		recv := newReceiver(reply{status: http.StatusGone})
 		id, _ := subscribe(adminA, tenantA, recv.srv.URL, "api_key.created")

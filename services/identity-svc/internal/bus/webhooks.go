@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -104,7 +105,8 @@ func stringField(m protoreflect.Message, name protoreflect.Name) string {
 	return m.Get(f).String()
 }
 
-// Deliveries consumes delivery wake-ups until ctx is done and makes each attempt.
+// Deliveries consumes delivery wake-ups until ctx is done and makes each attempt; a wake-up
+// for a message another worker holds comes back when that worker's lease ends.
 func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 	return w.bus.Consume(ctx, natsx.ConsumerSpec{
 		Stream: events.StreamJobs, Durable: events.DurableWebhookDelivery,
@@ -115,9 +117,17 @@ func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 		if err := m.Decode(&job); err != nil {
 			return err
 		}
-		return w.deliverer.Deliver(ctx, job.GetDeliveryId())
+		err := w.deliverer.Deliver(ctx, job.GetDeliveryId())
+		if held := (webhook.LeaseHeldError{}); errors.As(err, &held) {
+			return natsx.RetryAfter(err, time.Until(held.Until)+leaseSlack)
+		}
+		return err
 	})
 }
+
+// leaseSlack covers the clock difference between the worker that set a lease and the database
+// that compares it.
+const leaseSlack = 500 * time.Millisecond
 
 // Sender POSTs webhook bodies through the SSRF-safe outbound client.
 type Sender struct{ client *outbound.Client }
@@ -126,7 +136,7 @@ type Sender struct{ client *outbound.Client }
 func NewSender(client *outbound.Client) *Sender { return &Sender{client: client} }
 
 // Send POSTs body with headers to url. It returns an error when no HTTP answer was received
-// (refused address, unreachable, timeout).
+// (unreachable, timeout), wrapping webhook.ErrRefusedDestination when the address is refused.
 func (s *Sender) Send(ctx context.Context, url string, headers map[string]string, body []byte) (webhook.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -137,6 +147,9 @@ func (s *Sender) Send(ctx context.Context, url string, headers map[string]string
 	}
 	start := time.Now()
 	resp, err := s.client.Do(ctx, req)
+	if errors.Is(err, outbound.ErrRefusedDestination) {
+		return webhook.Response{Duration: time.Since(start)}, fmt.Errorf("%w: %w", webhook.ErrRefusedDestination, err)
+	}
 	if err != nil {
 		return webhook.Response{Duration: time.Since(start)}, err
 	}

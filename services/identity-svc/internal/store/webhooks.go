@@ -225,6 +225,15 @@ func (s *Webhooks) Claim(ctx context.Context, messageID string, now time.Time, l
 		return nil, nil, pgdb.Translate(err, "webhook message")
 	}
 	if len(claimed) == 0 {
+		var held []time.Time
+		err := s.db.WithContext(ctx).Raw(`SELECT lease_until FROM webhook_messages WHERE id = ? AND status = ? AND lease_until >= ?`,
+			messageID, webhook.StatusProcessing, now).Scan(&held).Error
+		if err != nil {
+			return nil, nil, pgdb.Translate(err, "webhook message")
+		}
+		if len(held) > 0 {
+			return nil, nil, webhook.LeaseHeldError{Until: held[0]}
+		}
 		return nil, nil, nil
 	}
 	m := claimed[0]

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -72,12 +73,26 @@ type Outcome struct {
 // Queue claims and finishes messages.
 type Queue interface {
 	// Claim leases a Queued message (or one whose lease expired) and returns it with its
-	// webhook, or (nil, nil, nil) when it is not claimable. A message of an inactive webhook
-	// is cancelled and not returned.
+	// webhook, or (nil, nil, nil) when it is not claimable, with a LeaseHeldError when another
+	// worker's lease on it is live. A message of an inactive webhook is cancelled and not
+	// returned.
 	Claim(ctx context.Context, messageID string, now time.Time, lease time.Duration) (*Message, *Webhook, error)
 	// Finish records the attempt, the message's new state and the webhook's counters.
 	Finish(ctx context.Context, m *Message, w *Webhook, o Outcome) error
 }
+
+// LeaseHeldError says another worker holds the message's lease until Until: its wake-up should
+// come back once the lease ends (the worker may have died) rather than be dropped.
+type LeaseHeldError struct{ Until time.Time }
+
+func (e LeaseHeldError) Error() string {
+	return "webhook: message leased by another worker until " + e.Until.UTC().Format(time.RFC3339Nano)
+}
+
+// ErrRefusedDestination marks a send refused for its destination address (private, loopback,
+// reserved: the outbound SSRF guard, checked when connecting). Retrying cannot succeed, so the
+// message fails at once with that reason.
+var ErrRefusedDestination = errors.New("webhook: destination address refused")
 
 // Deliverer runs delivery attempts.
 type Deliverer struct {
@@ -98,8 +113,9 @@ func NewDeliverer(queue Queue, sender Sender, sealer Sealer, schedule []time.Dur
 	return &Deliverer{queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, now: now, newID: newID}
 }
 
-// Deliver makes one attempt of the message if it can be claimed. It returns an error only
-// when the database fails, so that the wake-up is retried.
+// Deliver makes one attempt of the message if it can be claimed. It returns an error when the
+// database fails, so that the wake-up is retried, and Claim's LeaseHeldError while another
+// worker's lease is live.
 func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
 	m, w, err := d.queue.Claim(ctx, messageID, d.now(), d.lease)
 	if err != nil || m == nil {
@@ -133,6 +149,9 @@ func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Respons
 	}
 	o := Outcome{Attempt: a}
 	switch {
+	case errors.Is(sendErr, ErrRefusedDestination):
+		o.Status = StatusFailed
+		return o
 	case sendErr == nil && resp.Status >= 200 && resp.Status < 300:
 		o.Attempt.Succeeded, o.Attempt.DeliveredAt, o.Status = true, &now, StatusSucceeded
 		return o
