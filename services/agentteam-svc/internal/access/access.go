@@ -67,8 +67,9 @@ func Team(id string) Scope { return Scope{TeamID: id} }
 type Directory interface {
 	// RoleOf returns the member's role in the organization; ok is false when it has none.
 	RoleOf(ctx context.Context, organizationID, memberID string) (role Role, ok bool, err error)
-	// TeamOrganization returns the team's organization, or a NotFound error (TeamNotFound).
-	TeamOrganization(ctx context.Context, teamID string) (string, error)
+	// TeamRole returns the team's organization and the member's role there in one lookup
+	// (ok false when the member has none), or a NotFound error (TeamNotFound).
+	TeamRole(ctx context.Context, teamID, memberID string) (organizationID string, role Role, ok bool, err error)
 }
 
 // Checker checks capabilities.
@@ -82,20 +83,30 @@ func NewChecker(dir Directory) *Checker { return &Checker{dir: dir} }
 // role in the organization or a role without the capability.
 func (c *Checker) Require(ctx context.Context, memberID string, capability Capability, s Scope) (string, error) {
 	org := s.OrganizationID
+	var (
+		role Role
+		ok   bool
+		err  error
+	)
 	if s.TeamID != "" {
-		var err error
-		if org, err = c.dir.TeamOrganization(ctx, s.TeamID); err != nil {
-			return "", err
-		}
+		org, role, ok, err = c.dir.TeamRole(ctx, s.TeamID, memberID)
+	} else {
+		role, ok, err = c.dir.RoleOf(ctx, org, memberID)
 	}
-	role, ok, err := c.dir.RoleOf(ctx, org, memberID)
 	if err != nil {
 		return "", err
 	}
+	return org, Allow(role, ok, capability)
+}
+
+// Allow is the decision Require makes once it has the membership facts: nil when the member
+// has a role (ok) that grants the capability, else Forbidden. An operation that reads the facts
+// together with its own data in one query decides with it.
+func Allow(role Role, ok bool, capability Capability) error {
 	if !ok || !role.Can(capability) {
-		return "", Forbidden()
+		return Forbidden()
 	}
-	return org, nil
+	return nil
 }
 
 // RoleOf returns the member's role in the organization; ok is false when it has none.

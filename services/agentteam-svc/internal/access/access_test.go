@@ -22,11 +22,13 @@ func (d directory) RoleOf(_ context.Context, org, member string) (access.Role, b
 	return r, ok, nil
 }
 
-func (d directory) TeamOrganization(_ context.Context, team string) (string, error) {
-	if org, ok := d.teams[team]; ok {
-		return org, nil
+func (d directory) TeamRole(ctx context.Context, team, member string) (string, access.Role, bool, error) {
+	org, ok := d.teams[team]
+	if !ok {
+		return "", "", false, access.TeamNotFound()
 	}
-	return "", access.TeamNotFound()
+	r, ok, err := d.RoleOf(ctx, org, member)
+	return org, r, ok, err
 }
 
 var _ = Describe("the capability table", func() {

@@ -90,6 +90,38 @@ var _ = Describe("tasks and the board", func() {
 		Expect(got.Columns[0].Tasks[0].Title).To(Equal("3"))
 	})
 
+	It("shows 20 tasks a column unless asked otherwise", func() {
+		c := newCrew()
+		team := newTeam(c)
+		for range 21 {
+			newTask(c.Member.Token, team, "t", "")
+		}
+		var got boardOf
+		ok("GET", "/api/orgboard/board?teamId="+team, c.Member.Token, nil, &got)
+		Expect(got.Columns[0].Total).To(Equal(21))
+		Expect(got.Columns[0].Tasks).To(HaveLen(20))
+	})
+
+	It("never answers a stale board after a write, though unchanged boards are served from a copy", func() {
+		c := newCrew()
+		team := newTeam(c)
+		t := newTask(c.Member.Token, team, "t", "")
+		var before, again, after boardOf
+		ok("GET", "/api/orgboard/board?teamId="+team, c.Member.Token, nil, &before)
+		ok("GET", "/api/orgboard/board?teamId="+team, c.Owner.Token, nil, &again)
+		Expect(again).To(Equal(before))
+		Expect(move(c.Member.Token, t.ID, "InReview").Status).To(Equal(http.StatusOK))
+		ok("GET", "/api/orgboard/board?teamId="+team, c.Member.Token, nil, &after)
+		Expect(after.Columns[0].Tasks).To(BeEmpty())
+		Expect(after.Columns[2].Tasks[0].ID).To(Equal(t.ID))
+		ok("PATCH", "/api/orgboard/tasks/"+t.ID+"/assign", c.Owner.Token, map[string]any{"memberId": c.Member.ID}, nil)
+		ok("GET", "/api/orgboard/board?teamId="+team, c.Member.Token, nil, &after)
+		Expect(*after.Columns[2].Tasks[0].AssigneeID).To(Equal(c.Member.ID))
+		// A stranger is refused even when the board is in the copy.
+		r := client.Do("GET", "/api/orgboard/board?teamId="+team, c.Stranger.Token, nil)
+		Expect(r.Status).To(Equal(http.StatusForbidden))
+	})
+
 	It("answers 404 for the board of an unknown team", func() {
 		r := client.Do("GET", "/api/orgboard/board?teamId="+uuid.NewString(), newUser().Token, nil)
 		Expect(r.Status).To(Equal(http.StatusNotFound))

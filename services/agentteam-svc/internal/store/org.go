@@ -232,14 +232,24 @@ func (s *Orgs) RoleOf(ctx context.Context, organizationID, memberID string) (acc
 	return access.Role(roles[0]), true, nil
 }
 
-// TeamOrganization returns the team's organization, or access.TeamNotFound.
-func (s *Orgs) TeamOrganization(ctx context.Context, teamID string) (string, error) {
-	var ids []string
-	if err := s.db.WithContext(ctx).Table("teams").Where("id = ?", teamID).Limit(1).Pluck("organization_id", &ids).Error; err != nil {
-		return "", pgdb.Translate(err, "team")
+// TeamRole returns the team's organization and the member's role there in one query, or
+// access.TeamNotFound.
+func (s *Orgs) TeamRole(ctx context.Context, teamID, memberID string) (string, access.Role, bool, error) {
+	var rows []struct {
+		OrganizationID string
+		Role           *string
 	}
-	if len(ids) == 0 {
-		return "", access.TeamNotFound()
+	err := s.db.WithContext(ctx).Raw(`SELECT t.organization_id::text AS organization_id, m.role
+		FROM teams t LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.member_id = ?
+		WHERE t.id = ?`, memberID, teamID).Scan(&rows).Error
+	if err != nil {
+		return "", "", false, pgdb.Translate(err, "team")
 	}
-	return ids[0], nil
+	if len(rows) == 0 {
+		return "", "", false, access.TeamNotFound()
+	}
+	if rows[0].Role == nil {
+		return rows[0].OrganizationID, "", false, nil
+	}
+	return rows[0].OrganizationID, access.Role(*rows[0].Role), true, nil
 }

@@ -400,8 +400,8 @@ type GetBoardParams struct {
 	// Page Page number from 1 (at most 100000).
 	Page *Page `form:"page,omitempty" json:"page,omitempty"`
 
-	// PageSize Rows a page (1 to 100).
-	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+	// PageSize Tasks a column (1 to 100).
+	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
 // ListDivisionsParams defines parameters for ListDivisions.

@@ -1,6 +1,8 @@
 package boardapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -43,13 +45,32 @@ func (h *Handler) CreateTask(c echo.Context) error {
 	return c.JSON(http.StatusOK, toWorkItem(w))
 }
 
-// GetBoard answers the team's board.
+// BoardPageSize is how many tasks of each column the board shows when the client asks for no
+// page size: a screenful, with each column's total telling how many more there are.
+const BoardPageSize = 20
+
+// GetBoard answers the team's board, from the encoded copy of its current version when there
+// is one.
 func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
-	member, p, err := caller.MemberAndPage(c, params.Page, params.PageSize)
+	size := params.PageSize
+	if size == nil {
+		d := BoardPageSize
+		size = &d
+	}
+	member, p, err := caller.MemberAndPage(c, params.Page, size)
 	if err != nil {
 		return err
 	}
-	cols, err := h.board.Board(c.Request().Context(), member, params.TeamId.String(), p)
+	ctx, team := c.Request().Context(), params.TeamId.String()
+	version, err := h.board.BoardVersion(ctx, member, team)
+	if err != nil {
+		return err
+	}
+	key := boardKey{team: team, version: version, offset: p.Offset, limit: p.Limit}
+	if b, ok := h.boards.get(key); ok {
+		return b.send(c)
+	}
+	cols, err := h.board.Board(ctx, member, team, p)
 	if err != nil {
 		return err
 	}
@@ -57,7 +78,16 @@ func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 	for i, col := range cols {
 		out.Columns[i] = BoardColumn{Status: BoardColumnStatus(col.Status), Total: col.Total, Tasks: mapAll(col.Tasks, toWorkItem)}
 	}
-	return c.JSON(http.StatusOK, out)
+	plain, err := json.Marshal(out)
+	if err != nil {
+		return fmt.Errorf("boardapi: encode board: %w", err)
+	}
+	b, err := encodeBoard(plain)
+	if err != nil {
+		return err
+	}
+	h.boards.put(key, b)
+	return b.send(c)
 }
 
 // MoveTask moves a task to a column.
