@@ -37,7 +37,9 @@ const (
 	SubjectQuestCompleted       = "identity.quest.completed.v1"
 	SubjectSessionRevoked       = "identity.session.revoked.v1"
 
-	SubjectTaskMoved = "agentteam.task.moved.v1"
+	SubjectTaskMoved    = "agentteam.task.moved.v1"
+	SubjectRunCompleted = "agentteam.run.completed.v1"
+	SubjectRunFailed    = "agentteam.run.failed.v1"
 )
 
 // Subjects of jobs.
@@ -98,6 +100,8 @@ func Catalogue() []Entry {
 		{SubjectSessionRevoked, KindEvent, SourceIdentity, "", newOf[identityv1.SessionRevoked]},
 
 		{SubjectTaskMoved, KindEvent, SourceAgentteam, "", newOf[agentteamv1.TaskMoved]},
+		{SubjectRunCompleted, KindEvent, SourceAgentteam, "", newOf[agentteamv1.RunCompleted]},
+		{SubjectRunFailed, KindEvent, SourceAgentteam, "", newOf[agentteamv1.RunFailed]},
 
 		{SubjectSvgPreviewJob, KindJob, SourceContent, "", newOf[contentv1.SvgPreviewJob]},
 		{SubjectAgentRunJob, KindJob, SourceAgentteam, "", newOf[agentteamv1.AgentRunJob]},

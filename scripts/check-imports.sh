@@ -40,8 +40,9 @@ awk -v root="$ROOT" '
 
 # ADAPTERS name adapter packages: a package under a service's internal/ with any of these path
 # elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain;
-# internal/gitsource reads the shared skill source with go-git).
-ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource"
+# internal/gitsource reads the shared skill source with go-git; mcpclient, its test server
+# mcptest and modelclient call MCP servers and model endpoints).
+ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource mcpclient mcptest modelclient"
 # PURE lists the import path prefixes of third-party helpers without I/O a domain may use (the
 # YAML decoder parses skill documents in internal/library).
 PURE="github.com/google/uuid golang.org/x/image/ go.yaml.in/yaml/v3"

@@ -28,6 +28,7 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/connapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/memoryapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/runapi"
@@ -57,6 +58,8 @@ type App struct {
 
 	memory        *memory.Service
 	memoryNotices *bus.MemoryNotices
+	// workers are the agent-run worker's loops (consumer and sweeper), when it is on.
+	workers []func(ctx context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -118,12 +121,21 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, newID, now))
 	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
 	a.memory, a.memoryNotices = newMemory(cfg, a.db, a.bus, checker, log)
+	conns, mcp, err := connections(cfg, log, a.db, checker)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Runs.WorkerConcurrency > 0 {
+		a.workers = runWorker(cfg, log, a.db, a.bus, conns, mcp)
+	}
+	connHandler := connapi.NewHandler(conns)
 	err = httpapi.Mount(a.server.Echo,
 		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
 		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
 		httpapi.Area{Policies: runapi.Policies(verifier), Register: runHandler.Register},
 		httpapi.Area{Policies: skillapi.Policies(verifier), Register: skillHandler.Register},
 		httpapi.Area{Policies: memoryapi.Policies(verifier), Register: memoryapi.NewHandler(a.memory).Register},
+		httpapi.Area{Policies: connapi.Policies(verifier), Register: connHandler.Register},
 	)
 	if err != nil {
 		return nil, err
@@ -136,13 +148,17 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 // (tests listen on port 0).
 func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 
-// Run serves HTTP and relays the outbox until ctx is done or one of them fails.
+// Run serves HTTP, relays the outbox and runs the workers until ctx is done or one of them
+// fails.
 func (a *App) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return a.server.Run(ctx) })
 	g.Go(func() error { return a.relay.Run(ctx) })
 	g.Go(func() error { return a.followRevocations(ctx) })
 	g.Go(func() error { return a.syncer.Run(ctx) })
+	for _, w := range a.workers {
+		g.Go(func() error { return w(ctx) })
+	}
 	if a.syncAtStart {
 		a.syncer.Trigger()
 	}

@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +30,27 @@ var (
 	client *testkit.API
 	// suiteCfg is the suite app's configuration, for specs that start an app of their own.
 	suiteCfg config.Config
+	// logs holds everything the suite's apps logged, for specs that check what is never logged.
+	logs = &syncBuffer{}
 )
+
+// syncBuffer is a bytes.Buffer safe for the apps' concurrent log writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 var _ = BeforeSuite(func() {
 	var dsn string
@@ -43,7 +66,17 @@ var _ = BeforeSuite(func() {
 	cfg.NATS.Prefix = bus.Subject("")
 	cfg.Auth.JWKSURL = tokens.JWKSURL()
 	cfg.Auth.Issuer = tokens.IssuerName()
-	suiteCfg = cfg
+	// Local model and MCP test servers listen on 127.0.0.1; short leases and sweeps keep the
+	// worker's recovery specs quick. The suite's app serves the API only: the worker specs start
+	// apps with the worker (startWorker), so runs queued by other specs stay as they left them.
+	cfg.OutboundAllowLoopback = true
+	cfg.LogLevel = "debug"
+	cfg.Runs.WorkerConcurrency = 0
+	cfg.Runs.Lease = time.Second
+	cfg.Runs.SweepInterval = 200 * time.Millisecond
+	cfg.Runs.StaleAfter = 2 * time.Second
+	cfg.Runs.ModelRetryBase = 10 * time.Millisecond
+	cfg.Runs.ModelRetryMax = 50 * time.Millisecond
 
 	suiteCfg = cfg
 
@@ -55,7 +88,7 @@ var _ = BeforeSuite(func() {
 // contract-checking client of it once it is ready.
 func serve(cfg config.Config) *testkit.API {
 	GinkgoHelper()
-	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
+	log := slog.New(slog.NewJSONHandler(io.MultiWriter(GinkgoWriter, logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, log)
 	Expect(err).NotTo(HaveOccurred())

@@ -20,6 +20,11 @@ type Config struct {
 	Embeddings Embeddings
 	// MemoryIndex bounds the in-memory vectors of team memory.
 	MemoryIndex MemoryIndex
+	Runs        Runs
+	// EncryptionKey (base64, 32 bytes) seals model connection keys and MCP server headers with
+	// AES-256-GCM. When empty, a fixed development key is used and a warning is logged;
+	// deployments set their own (the production Helm values require it).
+	EncryptionKey string `env:"ENCRYPTION_KEY"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
 	// SkillsAdminKey guards the shared skill library (X-Skills-Admin-Key); empty refuses every call.
@@ -68,6 +73,40 @@ type Auth struct {
 	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
 	// Issuer is the iss every accepted token must carry.
 	Issuer string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+}
+
+// Runs configures the agent-run worker, its model calls and its MCP calls.
+type Runs struct {
+	// WorkerConcurrency is how many runs one process executes at once; 0 turns the worker and
+	// its sweeper off in this process (an API-only replica).
+	WorkerConcurrency int `env:"RUN_WORKER_CONCURRENCY" default:"4"`
+	// Lease is how long a worker holds a claimed run without renewing it; it renews every third
+	// of it while the model answers, and a run whose worker died is retried once it lapses.
+	Lease time.Duration `env:"RUN_LEASE" default:"60s"`
+	// MaxAttempts bounds the claims of one run (a worker that died mid-run counts one); the
+	// run then fails with errorCode attempts_exhausted.
+	MaxAttempts int `env:"RUN_MAX_ATTEMPTS" default:"3"`
+	// QueuedLimit is how long a run may wait Queued; a later claim or sweep fails it with
+	// errorCode queue_timeout.
+	QueuedLimit time.Duration `env:"RUN_QUEUED_LIMIT" default:"1h"`
+	// SweepInterval is how often the sweeper requeues runs whose lease lapsed, re-wakes runs
+	// whose wake-up was lost and fails runs queued too long.
+	SweepInterval time.Duration `env:"RUN_SWEEP_INTERVAL" default:"15s"`
+	// StaleAfter is how long a Pending job may sit untouched before the sweeper wakes it again.
+	StaleAfter time.Duration `env:"RUN_STALE_AFTER" default:"2m"`
+	// ModelTimeout bounds one chat-completions request, body included.
+	ModelTimeout time.Duration `env:"MODEL_TIMEOUT" default:"120s"`
+	// ModelRetries is how many times a transient model failure (5xx, 429, timeout, connection
+	// error) is retried on the same connection before the fallback is tried.
+	ModelRetries int `env:"MODEL_RETRIES" default:"2"`
+	// ModelRetryBase is the first retry's backoff; each retry doubles it, with full jitter.
+	ModelRetryBase time.Duration `env:"MODEL_RETRY_BASE" default:"500ms"`
+	// ModelRetryMax caps one retry's backoff.
+	ModelRetryMax time.Duration `env:"MODEL_RETRY_MAX" default:"8s"`
+	// MCPTimeout bounds one MCP server's session (connect, list tools) during a run or a test.
+	MCPTimeout time.Duration `env:"MCP_TIMEOUT" default:"10s"`
+	// MCPMaxBodyBytes caps one MCP response (or server-sent event).
+	MCPMaxBodyBytes int64 `env:"MCP_MAX_BODY_BYTES" default:"1048576"`
 }
 
 // Load reads the environment and fills local-development defaults.

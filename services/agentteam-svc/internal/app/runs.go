@@ -1,0 +1,81 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"os"
+
+	"gorm.io/gorm"
+
+	"github.com/motionstudio/platform/pkg/crypt"
+	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/outbound"
+	"github.com/motionstudio/platform/pkg/outbox"
+	events "github.com/motionstudio/platform/proto-events"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/modelclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
+)
+
+// devKeyLabel derives the development encryption key used when ENCRYPTION_KEY is not set.
+const devKeyLabel = "motionstudio agentteam-svc development encryption key"
+
+// sealer is the AES-256-GCM box for model keys and MCP headers: ENCRYPTION_KEY, or the fixed
+// development key with a warning.
+func sealer(cfg config.Config, log *slog.Logger) (*crypt.Box, error) {
+	if cfg.EncryptionKey != "" {
+		key, err := crypt.ParseKey(cfg.EncryptionKey)
+		if err != nil {
+			return nil, err
+		}
+		return crypt.New(key)
+	}
+	log.Warn("ENCRYPTION_KEY is not set: sealing secrets with the development key; set it in every deployment")
+	key := sha256.Sum256([]byte(devKeyLabel))
+	return crypt.New(key[:])
+}
+
+// connections builds the model-connection and MCP-server service with its MCP client.
+func connections(cfg config.Config, log *slog.Logger, db *gorm.DB, checker *access.Checker) (*connection.Service, *mcpclient.Client, error) {
+	box, err := sealer(cfg, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	mcpOut := outbound.New(outbound.Options{
+		Timeout: cfg.Runs.MCPTimeout, MaxBodyBytes: cfg.Runs.MCPMaxBodyBytes, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
+	})
+	mcp := mcpclient.New(mcpOut, cfg.Runs.MCPTimeout, cfg.Runs.MCPMaxBodyBytes, log)
+	svc := connection.NewService(connection.Deps{
+		Store: store.NewConnections(db), Access: checker, Sealer: box, Tools: mcp, NewID: newID, Now: now,
+		CheckURL: func(raw string) error { return outbound.ValidateURL(raw, cfg.OutboundAllowLoopback) },
+	})
+	return svc, mcp, nil
+}
+
+// runWorker builds the agent-run worker and returns the loops Run starts: the JetStream
+// consumer of run wake-ups and the sweeper. Team memory and skills are not wired yet: prompts
+// go without those sections until their services provide runner.Memory and runner.Skills.
+func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, conns *connection.Service, mcp *mcpclient.Client) []func(context.Context) error {
+	modelOut := outbound.New(outbound.Options{
+		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
+	})
+	host, _ := os.Hostname()
+	w := runner.NewWorker(runner.Config{
+		Lease: cfg.Runs.Lease, MaxAttempts: cfg.Runs.MaxAttempts, QueuedLimit: cfg.Runs.QueuedLimit, StaleAfter: cfg.Runs.StaleAfter,
+		Retry: runner.Retry{Retries: cfg.Runs.ModelRetries, Base: cfg.Runs.ModelRetryBase, Max: cfg.Runs.ModelRetryMax},
+	}, runner.Deps{
+		Store: store.NewRunWork(db, outbox.NewWriter(events.SourceAgentteam)), Connections: conns,
+		Model: modelclient.New(modelOut), Tools: mcp, Log: log.With("component", "run_worker"), Now: now,
+		Owner: host + "/" + newID(),
+	})
+	return []func(context.Context) error{
+		func(ctx context.Context) error { return bus.RunAgentRunWorker(ctx, b, w, cfg.Runs.WorkerConcurrency) },
+		func(ctx context.Context) error { return w.RunSweeper(ctx, cfg.Runs.SweepInterval) },
+	}
+}
