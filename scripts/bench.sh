@@ -111,7 +111,8 @@ profile() {
 }
 
 # attack NAME [vegeta targets on stdin] runs vegeta and prints one summary line with the share of
-# the ceiling; with arguments, they are the targets.
+# the ceiling (the ceiling's own line, run before CEILING is known, is 100 %); with arguments,
+# they are the targets.
 attack() {
 	local name="$1"
 	shift
@@ -132,7 +133,7 @@ attack() {
 		match($0, /"99th":[0-9]+/) { p99 = substr($0, RSTART + 7, RLENGTH - 7) }
 		match($0, /"success":[0-9.e+-]+/) { ok = substr($0, RSTART + 10, RLENGTH - 10) }
 		END {
-			share = ceiling > 0 ? sprintf("%5.1f%%", 100 * tp / ceiling) : "  -  "
+			share = ceiling > 0 ? sprintf("%5.1f%%", 100 * tp / ceiling) : "100.0%"
 			printf "%-26s %9.0f req/s  %s of ceiling   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%\n", name, tp, share, p50 / 1e6, p99 / 1e6, ok * 100
 		}
 	' "$OUT/$name.json"
