@@ -111,9 +111,16 @@ var _ = Describe("the README", func() {
 		// The outcomes the walkthroughs promise in their comments.
 		out := string(session.Out.Contents())
 		for _, want := range []string{`"Summer promo"`, `"status": "Ready"`, `"email_verified":true`,
-			`"verified":true`, `"token_type":"Bearer"`, `"valid":true`, `"succeeded":true`} {
+			`"verified":true`, `"token_type":"Bearer"`, `"valid":true`, `"succeeded":true`,
+			"source image matches", "<svg"} {
 			Expect(out).To(ContainSubstring(want))
 		}
+		// The AEP file downloaded through its presigned URL has the MD5 of the file uploaded:
+		// md5sum prints it twice, once for demo.aep and once for the download ("-").
+		sums := regexp.MustCompile(`(?m)^([0-9a-f]{32})  (\S+)$`).FindAllStringSubmatch(out, -1)
+		Expect(sums).To(HaveLen(2))
+		Expect(sums[1][2]).To(Equal("-"))
+		Expect(sums[1][1]).To(Equal(sums[0][1]))
 	})
 
 	It("finds the blocks marked not-executed and only those", func() {

@@ -246,6 +246,22 @@ var _ = Describe("the rendered Helm chart", func() {
 		}
 	})
 
+	It("serves content-svc's public files from the configured base URL, the CDN in production", func() {
+		for file, objects := range charts {
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				if cm.Labels["app.kubernetes.io/component"] != "content" {
+					continue
+				}
+				if file == productionFile {
+					Expect(cm.Data).To(HaveKeyWithValue("S3_PUBLIC_BASE_URL", HavePrefix("https://")), cm.Name)
+					Expect(cm.Data).To(HaveKeyWithValue("S3_PUBLIC_READ_POLICY", "false"), cm.Name)
+				} else {
+					Expect(cm.Data).To(HaveKeyWithValue("S3_PUBLIC_READ_POLICY", "true"), cm.Name)
+				}
+			}
+		}
+	})
+
 	It("delivers verification codes for real in production instead of logging them", func() {
 		seen := false
 		for _, cm := range typed[*corev1.ConfigMap](charts[productionFile]) {

@@ -58,6 +58,12 @@ var _ = Describe("rendering the chart again", func() {
 		Expect(stderr).To(ContainSubstring("/services/content/existingSecret"))
 	})
 
+	It("refuses a production install without a public base URL for content files", func() {
+		_, stderr, err := helmTemplate("-f", production(), "--set", "config.s3PublicBaseURL=")
+		Expect(err).To(HaveOccurred())
+		Expect(stderr).To(ContainSubstring("s3PublicBaseURL"))
+	})
+
 	It("lets production disable a service without naming its Secret", func() {
 		_, stderr, err := helmTemplate("-f", production(),
 			"--set", "services.content.enabled=false", "--set", "services.content.existingSecret=")

@@ -9,9 +9,11 @@ import (
 	"context"
 	"crypto/md5"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -44,6 +46,10 @@ type Config struct {
 	Region string `env:"S3_REGION" default:"us-east-1"`
 	// Bucket is the service's bucket; the service fills in its default (content-svc: content).
 	Bucket string `env:"S3_BUCKET"`
+	// PublicBaseURL is where anonymous clients read the bucket's public objects (a CDN, or the
+	// bucket's own URL when its public prefixes are readable by anyone): an object's public URL
+	// is PublicBaseURL + "/" + key. Empty is the bucket's path-style URL on Endpoint.
+	PublicBaseURL string `env:"S3_PUBLIC_BASE_URL"`
 }
 
 // ObjectInfo describes a stored object.
@@ -77,6 +83,7 @@ type Store struct {
 	region string
 	scheme string
 	host   string
+	public string
 }
 
 // New builds a Store for cfg.Bucket without contacting the server; EnsureBucket or Ping do
@@ -105,6 +112,7 @@ func New(cfg Config) (*Store, error) {
 		region: cfg.Region,
 		scheme: endpoint.Scheme,
 		host:   endpoint.Host,
+		public: strings.TrimSuffix(cfg.PublicBaseURL, "/"),
 	}, nil
 }
 
@@ -116,6 +124,50 @@ func (s *Store) Bucket() string { return s.bucket }
 func (s *Store) URL(key string) string {
 	u := url.URL{Scheme: s.scheme, Host: s.host, Path: "/" + s.bucket + "/" + key}
 	return u.String()
+}
+
+// PublicURL is the URL an anonymous client reads a public object at: PublicBaseURL + "/" + key,
+// or the canonical URL when no public base is configured.
+func (s *Store) PublicURL(key string) string {
+	if s.public == "" {
+		return s.URL(key)
+	}
+	return s.public + "/" + (&url.URL{Path: key}).EscapedPath()
+}
+
+// KeyOf is the key of an object given its canonical URL (as URL made it); false when the URL
+// is not one of this bucket's.
+func (s *Store) KeyOf(canonical string) (string, bool) {
+	u, err := url.Parse(canonical)
+	if err != nil || u.Host != s.host {
+		return "", false
+	}
+	key, ok := strings.CutPrefix(u.Path, "/"+s.bucket+"/")
+	return key, ok && key != ""
+}
+
+// AllowPublicRead sets the bucket's policy so that anyone may read (GetObject, nothing else)
+// the objects under each prefix; other objects stay private. It returns Unavailable when the
+// store cannot be reached and Internal for other failures.
+func (s *Store) AllowPublicRead(ctx context.Context, prefixes []string) error {
+	resources := make([]string, len(prefixes))
+	for i, p := range prefixes {
+		resources[i] = "arn:aws:s3:::" + s.bucket + "/" + p + "*"
+	}
+	policy, err := json.Marshal(map[string]any{
+		"Version": "2012-10-17",
+		"Statement": []map[string]any{{
+			"Effect": "Allow", "Principal": map[string]any{"AWS": []string{"*"}},
+			"Action": []string{"s3:GetObject"}, "Resource": resources,
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("blob: public read policy: %w", err)
+	}
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, string(policy)); err != nil {
+		return translate(err, "set public read policy of "+s.bucket)
+	}
+	return nil
 }
 
 // EnsureBucket creates the bucket when it does not exist yet. It returns Unavailable when the

@@ -79,6 +79,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = objects.EnsureBucket(ctx); err != nil {
 		return nil, err
 	}
+	if cfg.Public.SetPolicy {
+		if err = objects.AllowPublicRead(ctx, cfg.Public.Prefixes); err != nil {
+			return nil, err
+		}
+	}
 	revoked := revocation.NewDenyList()
 	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer, Revocations: revoked})
 	if err != nil {
@@ -107,7 +112,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects), policies)
 	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(
 		catalog.NewService(store.NewCatalog(a.db), catalog.NewCountCache(cfg.Catalog.CountTTL, catalog.DefaultCountCacheSize, time.Now), newID),
-		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID)), policies)
+		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID),
+		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL)), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }

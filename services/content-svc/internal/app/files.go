@@ -51,6 +51,7 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 		Site:      site.NewService(store.NewSite(a.db)),
 		Uploads:   uploads,
 		Previews:  previews,
-		ObjectURL: objects.URL,
+		ObjectURL: objects.PublicURL,
+		AEP:       store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL),
 	})
 }

@@ -124,6 +124,7 @@ var _ = Describe("fonts", func() {
 			Expect(f).To(HaveKeyWithValue("is_premium", true))
 			Expect(f).To(HaveKeyWithValue("size_bytes", BeNumerically("==", len(data))))
 			ids[format] = f["id"].(string)
+			Expect(download(f["url"].(string))).To(Equal(data), "a browser loads the font from its URL")
 		}
 		r := client.Do("GET", "/v1/fonts", userToken(), nil)
 		Expect(r.Status).To(Equal(http.StatusOK))

@@ -174,6 +174,8 @@ var _ = Describe("SVG previews", func() {
 		Expect(got).To(HaveKeyWithValue("status", "Ready"))
 		Expect(got).To(HaveKeyWithValue("svg_url", ev.SvgURL))
 		Expect(got).To(HaveKeyWithValue("failure_reason", BeNil()))
+		Expect(string(download(got["svg_url"].(string)))).To(ContainSubstring("<svg"), "anyone may fetch the preview")
+		Expect(download(got["image_url"].(string))).NotTo(BeEmpty(), "and its source image")
 		r = client.Do("GET", "/v1/scenes/"+sceneID+"/svg-preview", userToken(), nil)
 		Expect(r.Status).To(Equal(http.StatusOK))
 		r.JSON(&got)

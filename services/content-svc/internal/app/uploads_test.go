@@ -80,9 +80,22 @@ var _ = Describe("single-request AEP upload", func() {
 		Expect(f).To(HaveKeyWithValue("aep_file_md5", md5Hex(data)))
 		Expect(f).To(HaveKeyWithValue("aep_file_size_bytes", BeNumerically("==", len(data))))
 		url, sum, size := projectFile(projectID)
-		Expect(url).To(Equal(f["aep_file_url"]))
+		Expect(f["aep_file_url"]).To(HavePrefix(url+"?"), "a presigned URL of the stored file")
 		Expect(sum).To(Equal(md5Hex(data)))
 		Expect(size).To(BeNumerically("==", len(data)))
+	})
+
+	It("answers an AEP URL that plain clients download for a while, and the stored URL stays private", func() {
+		data := aepBytes(1<<20 + 3)
+		Expect(put(adminToken(), formFile{"file", "intro.aep", data}).Status).To(Equal(http.StatusOK))
+		var p map[string]any
+		client.Do("GET", "/v1/projects/"+projectID, adminToken(), nil).JSON(&p)
+		Expect(download(p["aep_file_url"].(string))).To(Equal(data))
+		stored, _, _ := projectFile(projectID)
+		resp, err := http.Get(stored)
+		Expect(err).NotTo(HaveOccurred())
+		resp.Body.Close()
+		Expect(resp.StatusCode).To(Equal(http.StatusForbidden))
 	})
 
 	It("takes a file named .aep whatever its bytes, or AEP content whatever its name", func() {
@@ -350,3 +363,15 @@ var _ = Describe("multipart AEP upload", func() {
 		Expect(complete(projectID, s.UploadID, parts).Status).To(Equal(http.StatusConflict))
 	})
 })
+
+// download GETs url as an anonymous client and answers the bytes; anything but 200 fails.
+func download(url string) []byte {
+	GinkgoHelper()
+	resp, err := http.Get(url)
+	Expect(err).NotTo(HaveOccurred())
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), string(body))
+	return body
+}

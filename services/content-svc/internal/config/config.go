@@ -21,8 +21,20 @@ type Config struct {
 	Uploads  Uploads
 	Previews Previews
 	Catalog  Catalog
+	Public   Public
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`
+}
+
+// Public says which stored files anyone may read (previews, their sources, fonts, images): their
+// answers carry S3_PUBLIC_BASE_URL + "/" + key.
+type Public struct {
+	// Prefixes are the key prefixes of the public files.
+	Prefixes []string `env:"S3_PUBLIC_PREFIXES" default:"svg-previews/,fonts/,images/"`
+	// SetPolicy makes the service set its bucket's policy at start-up so that anonymous clients
+	// may read (only) the public prefixes; turn it off where the operator manages the bucket
+	// policy or a CDN serves the files.
+	SetPolicy bool `env:"S3_PUBLIC_READ_POLICY" default:"true"`
 }
 
 // Auth says where the identity service's public keys are.
@@ -47,6 +59,8 @@ type Uploads struct {
 	URLTTL time.Duration `env:"AEP_PART_URL_TTL" default:"6h"`
 	// MaxAge is how old an incomplete multipart upload gets before the sweeper aborts it.
 	MaxAge time.Duration `env:"AEP_UPLOAD_MAX_AGE" default:"24h"`
+	// DownloadTTL is how long the presigned AEP file URL in a project or upload answer works.
+	DownloadTTL time.Duration `env:"AEP_DOWNLOAD_URL_TTL" default:"15m"`
 	// SweepEvery is how often the sweeper looks for abandoned uploads.
 	SweepEvery time.Duration `env:"AEP_UPLOAD_SWEEP_EVERY" default:"10m"`
 }

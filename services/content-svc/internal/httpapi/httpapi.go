@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -24,8 +25,14 @@ type Handler struct {
 	site     Site
 	uploads  Uploads
 	previews Previews
-	// objectURL is the canonical URL of a stored object.
+	// objectURL is the public URL of a stored public object (preview sources).
 	objectURL func(key string) string
+	aep       AEPLinks
+}
+
+// AEPLinks turns a stored AEP file URL into a short-lived URL the caller can download.
+type AEPLinks interface {
+	Download(ctx context.Context, storedURL string) (string, error)
 }
 
 // Deps are the domain services the handlers call.
@@ -35,14 +42,17 @@ type Deps struct {
 	Site     Site
 	Uploads  Uploads
 	Previews Previews
-	// ObjectURL is the canonical URL of a stored object.
+	// ObjectURL is the public URL of a stored public object.
 	ObjectURL func(key string) string
+	// AEP presigns AEP file URLs.
+	AEP AEPLinks
 }
 
 // NewHandler returns a Handler over d.
 func NewHandler(d Deps) *Handler {
 	return &Handler{
 		render: d.Render, media: d.Media, site: d.Site, uploads: d.Uploads, previews: d.Previews, objectURL: d.ObjectURL,
+		aep: d.AEP,
 	}
 }
 

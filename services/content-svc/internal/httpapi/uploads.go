@@ -54,7 +54,11 @@ func (h *Handler) PutProjectAep(c echo.Context, projectID openapi_types.UUID) er
 		if err != nil {
 			return err
 		}
-		return c.JSON(http.StatusOK, AepFile{AepFileUrl: f.URL, AepFileMd5: f.MD5, AepFileSizeBytes: f.SizeBytes})
+		link, err := h.aep.Download(c.Request().Context(), f.URL)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, AepFile{AepFileUrl: link, AepFileMd5: f.MD5, AepFileSizeBytes: f.SizeBytes})
 	}
 }
 

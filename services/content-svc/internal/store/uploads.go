@@ -154,6 +154,26 @@ func (o *UploadObjects) Bucket() string { return o.store.Bucket() }
 // URL is the object's canonical URL.
 func (o *UploadObjects) URL(key string) string { return o.store.URL(key) }
 
+// AEPLinks turns the stored (private) URL of an AEP file into a short-lived presigned GET URL
+// for a caller who may see the project.
+type AEPLinks struct {
+	store *blob.Store
+	ttl   time.Duration
+}
+
+// NewAEPLinks returns AEPLinks over s whose URLs work for ttl.
+func NewAEPLinks(s *blob.Store, ttl time.Duration) *AEPLinks { return &AEPLinks{store: s, ttl: ttl} }
+
+// Download answers a presigned GET URL for the object stored at storedURL; an empty URL stays
+// empty and a URL outside the bucket is answered unchanged. It returns the blob store's errors.
+func (l *AEPLinks) Download(ctx context.Context, storedURL string) (string, error) {
+	key, ok := l.store.KeyOf(storedURL)
+	if !ok {
+		return storedURL, nil
+	}
+	return l.store.PresignGet(ctx, key, l.ttl)
+}
+
 // PutHashed streams r of unknown length into key, hashing it on the way.
 func (o *UploadObjects) PutHashed(ctx context.Context, key string, r io.Reader) (string, int64, error) {
 	info, sum, err := o.store.PutHashed(ctx, key, r, -1, "application/octet-stream")

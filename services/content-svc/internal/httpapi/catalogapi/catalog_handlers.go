@@ -188,7 +188,7 @@ func (h *Handler) CreateProject(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, toProject(p))
+	return h.respondProject(c, http.StatusCreated, p)
 }
 
 // GetProject answers a project.
@@ -197,7 +197,7 @@ func (h *Handler) GetProject(c echo.Context, id openapi_types.UUID) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toProject(p))
+	return h.respondProject(c, http.StatusOK, p)
 }
 
 // UpdateProject changes the given fields of a project.
@@ -217,7 +217,7 @@ func (h *Handler) UpdateProject(c echo.Context, id openapi_types.UUID) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, toProject(p))
+	return h.respondProject(c, http.StatusOK, p)
 }
 
 // DeleteProject deletes a project.

@@ -39,12 +39,31 @@ type Handler struct {
 	catalog   Catalog
 	editor    Editor
 	favorites Favorites
+	aep       AEPLinks
 	graphs    *graphCache
 }
 
+// AEPLinks turns a project's stored AEP file URL into a short-lived URL its reader can
+// download.
+type AEPLinks interface {
+	Download(ctx context.Context, storedURL string) (string, error)
+}
+
 // NewHandler returns a Handler.
-func NewHandler(c Catalog, e Editor, f Favorites) *Handler {
-	return &Handler{catalog: c, editor: e, favorites: f, graphs: newGraphCache()}
+func NewHandler(c Catalog, e Editor, f Favorites, aep AEPLinks) *Handler {
+	return &Handler{catalog: c, editor: e, favorites: f, aep: aep, graphs: newGraphCache()}
+}
+
+// respondProject answers p with status, its AEP file as a presigned URL: whoever may read the
+// project may download its file, for a short while.
+func (h *Handler) respondProject(c echo.Context, status int, p catalog.Project) error {
+	out := toProject(p)
+	link, err := h.aep.Download(c.Request().Context(), out.AepFileUrl)
+	if err != nil {
+		return err
+	}
+	out.AepFileUrl = link
+	return c.JSON(status, out)
 }
 
 // Policies says who may call each operation of this package: reads take a user or service
