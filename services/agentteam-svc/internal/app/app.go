@@ -126,7 +126,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	if cfg.Runs.WorkerConcurrency > 0 {
-		a.workers = runWorker(cfg, log, a.db, a.bus, conns, mcp)
+		a.workers = runWorker(cfg, log, a.db, a.bus, conns, mcp, a.memory, skills)
 	}
 	connHandler := connapi.NewHandler(conns)
 	err = httpapi.Mount(a.server.Echo,

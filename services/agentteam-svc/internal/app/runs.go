@@ -17,6 +17,7 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/modelclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
@@ -58,10 +59,26 @@ func connections(cfg config.Config, log *slog.Logger, db *gorm.DB, checker *acce
 	return svc, mcp, nil
 }
 
-// runWorker builds the agent-run worker and returns the loops Run starts: the JetStream
-// consumer of run wake-ups and the sweeper. Team memory and skills are not wired yet: prompts
-// go without those sections until their services provide runner.Memory and runner.Skills.
-func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, conns *connection.Service, mcp *mcpclient.Client) []func(context.Context) error {
+// skillBriefs adapts the skill library to runner.Skills: every skill the agent names that
+// resolves, ranked for the task.
+type skillBriefs struct{ lib *library.Service }
+
+func (s skillBriefs) Skills(ctx context.Context, organizationID string, keys []string, query string) ([]runner.SkillBrief, error) {
+	briefs, err := s.lib.Skills(ctx, organizationID, keys, query, len(keys))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]runner.SkillBrief, len(briefs))
+	for i, b := range briefs {
+		out[i] = runner.SkillBrief{Key: b.Key, Name: b.Name, Summary: b.Summary}
+	}
+	return out, nil
+}
+
+// runWorker builds the agent-run worker with team memory and the skill library, and returns
+// the loops Run starts: the JetStream consumer of run wake-ups and the sweeper.
+func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, conns *connection.Service, mcp *mcpclient.Client,
+	memory runner.Memory, skills *library.Service) []func(context.Context) error {
 	modelOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
 	})
@@ -71,7 +88,7 @@ func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, c
 		Retry: runner.Retry{Retries: cfg.Runs.ModelRetries, Base: cfg.Runs.ModelRetryBase, Max: cfg.Runs.ModelRetryMax},
 	}, runner.Deps{
 		Store: store.NewRunWork(db, outbox.NewWriter(events.SourceAgentteam)), Connections: conns,
-		Model: modelclient.New(modelOut), Tools: mcp, Log: log.With("component", "run_worker"), Now: now,
+		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: now,
 		Owner: host + "/" + newID(),
 	})
 	return []func(context.Context) error{

@@ -167,6 +167,7 @@ var _ = Describe("the agent-run worker", func() {
 		down := newMCPServer(c, "http://127.0.0.1:1/mcp", "Bearer x")
 		conn := newConnection(c, model.URL+"/v1", key)
 		t := seedTeam(c, agentSpec{Primary: conn, MCPServers: []string{wiki, down, uuid.NewString()}})
+		ok("POST", "/api/memory/entries", c.Member.Token, map[string]any{"teamId": t.TeamID, "kind": "Note", "content": "The export dialog must keep the last chosen format."}, nil)
 
 		id := t.enqueue()
 		Eventually(runStatus(id)).WithTimeout(20 * time.Second).Should(Equal("Completed"))
@@ -183,7 +184,8 @@ var _ = Describe("the agent-run worker", func() {
 		Expect(r.Prompt).To(ContainSubstring("Lumen is a calm video editor for teachers."))
 		Expect(r.Prompt).To(ContainSubstring("Check every acceptance criterion twice."))
 		Expect(r.Prompt).To(ContainSubstring("Wiki / summarize: Summarize a page"))
-		Expect(r.Prompt).To(MatchRegexp(`(?s)Product: Lumen.*Operating guide.*MCP tool catalog.*## Task\nType: Review\nTitle: Review the export dialog`))
+		Expect(r.Prompt).To(ContainSubstring("1. The export dialog must keep the last chosen format."))
+		Expect(r.Prompt).To(MatchRegexp(`(?s)Product: Lumen.*Operating guide.*Team memory.*MCP tool catalog.*## Task\nType: Review\nTitle: Review the export dialog`))
 		Expect(r.Prompt).To(ContainSubstring("untrusted"))
 
 		calls := model.calls()
