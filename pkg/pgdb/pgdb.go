@@ -107,7 +107,9 @@ func Embedded(name string, files embed.FS, dir string) Source {
 }
 
 // Migrate applies every pending migration of each source, in order, under a Postgres advisory
-// lock so that replicas starting together migrate once.
+// lock so that replicas starting together migrate once. A pending migration numbered below the
+// latest applied one is applied too: areas of one service own number ranges and land in any
+// order, so a database migrated before a lower-numbered file landed must still receive it.
 func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Source) error {
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -122,6 +124,7 @@ func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Sour
 			goose.WithTableName("goose_"+src.Name+"_version"),
 			goose.WithSessionLocker(locker),
 			goose.WithDisableGlobalRegistry(true),
+			goose.WithAllowOutofOrder(true),
 		)
 		if err != nil {
 			return fmt.Errorf("pgdb: migrate %s: %w", src.Name, err)
