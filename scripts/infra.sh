@@ -29,6 +29,8 @@ MINIO_USER="${MINIO_ROOT_USER:-minioadmin}"
 MINIO_PASSWORD="${MINIO_ROOT_PASSWORD:-minioadmin}"
 DATABASES=(identity content agentteam)
 BUCKETS=(content identity)
+# PUBLIC_PREFIXES of the content bucket are readable by anyone (content-svc S3_PUBLIC_PREFIXES).
+PUBLIC_PREFIXES=(svg-previews/ fonts/ images/)
 
 APT_UPDATED=0
 
@@ -367,6 +369,25 @@ minio_up() {
 		*) die "minio: creating bucket $bucket answered HTTP $code: $(cat "$LOGS/minio-bucket.out")" ;;
 		esac
 	done
+	minio_public_read content "${PUBLIC_PREFIXES[@]}"
+}
+
+# minio_public_read BUCKET PREFIX... lets anonymous clients read (GetObject, nothing else) the
+# objects under each prefix of BUCKET: content-svc's previews, fonts and images, whose URLs
+# browsers follow (S3_PUBLIC_BASE_URL). content-svc sets the same policy at start-up.
+minio_public_read() {
+	local bucket="$1" resources="" prefix policy code
+	shift
+	for prefix in "$@"; do
+		resources+="${resources:+,}\"arn:aws:s3:::$bucket/$prefix*\""
+	done
+	policy='{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":["*"]},"Action":["s3:GetObject"],"Resource":['"$resources"']}]}'
+	# curl signs a body only with its hash given, and a query key only in the form "policy=".
+	code="$(curl -sS -o "$LOGS/minio-policy.out" -w '%{http_code}' --aws-sigv4 "aws:amz:us-east-1:s3" \
+		--user "$MINIO_USER:$MINIO_PASSWORD" -H "x-amz-content-sha256: $(printf %s "$policy" | sha256sum | cut -d' ' -f1)" \
+		-X PUT "http://$HOST:$MINIO_PORT/$bucket?policy=" --data-binary "$policy")"
+	[[ "$code" == 204 || "$code" == 200 ]] ||
+		die "minio: public read policy of $bucket answered HTTP $code: $(cat "$LOGS/minio-policy.out")"
 }
 
 minio_down() {
