@@ -300,3 +300,18 @@ func startReplica() *testkit.API {
 	Eventually(func() int { return replica.Do("GET", "/readyz", "", nil).Status }).Should(Equal(http.StatusOK))
 	return replica
 }
+
+var _ = Describe("seeding memory for the search benchmark", func() {
+	It("creates an organization owned by the member, a team and searchable entries", func(ctx SpecContext) {
+		u := newUser()
+		s, err := app.SeedMemory(ctx, suiteCfg, 150, u.ID)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(s.MemberID).To(Equal(u.ID))
+		Expect(s.Entries).To(Equal(150))
+		hits := searchOn(client, u.Token, s.TeamID, "database migration", "&limit=50")
+		Expect(hits).To(HaveLen(50))
+		var list []memoryEntry
+		client.Do("GET", "/api/memory/entries?teamId="+s.TeamID+"&pageSize=100&page=2", u.Token, nil).JSON(&list)
+		Expect(list).To(HaveLen(50))
+	})
+})

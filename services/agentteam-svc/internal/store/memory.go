@@ -80,23 +80,45 @@ func (s *Memory) Create(ctx context.Context, e memory.Entry, v memory.Vector, a 
 	var version int64
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
 		var err error
-		if version, err = bumpVersion(tx, e.TeamID); err != nil {
-			return err
-		}
-		m := memoryEntryModel{
-			ID: e.ID, OrganizationID: e.OrganizationID, TeamID: e.TeamID, Kind: string(e.Kind), Content: e.Content,
-			RunID: e.RunID, AgentID: e.AgentID, EditDistance: e.EditDistance, Embedder: v.Embedder,
-			Vector: encodeVector(v.Values), Version: version, CreatedAt: e.CreatedAt,
-		}
-		if e.CreatedBy != "" {
-			m.CreatedBy = &e.CreatedBy
-		}
-		if err := tx.Create(&m).Error; err != nil {
-			return pgdb.Translate(err, "memory entry")
-		}
-		return writeAudit(tx, a)
+		version, err = createEntry(tx, e, v, a)
+		return err
 	})
 	return version, err
+}
+
+// Import inserts many entries of one team, each with its vector and audit entry, in one
+// transaction (bulk loading, such as the benchmark's seed); it returns the team's last version.
+func (s *Memory) Import(ctx context.Context, entries []memory.Entry, vectors []memory.Vector, audits []audit.Entry) (int64, error) {
+	var version int64
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		for i, e := range entries {
+			var err error
+			if version, err = createEntry(tx, e, vectors[i], audits[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return version, err
+}
+
+func createEntry(tx *gorm.DB, e memory.Entry, v memory.Vector, a audit.Entry) (int64, error) {
+	version, err := bumpVersion(tx, e.TeamID)
+	if err != nil {
+		return 0, err
+	}
+	m := memoryEntryModel{
+		ID: e.ID, OrganizationID: e.OrganizationID, TeamID: e.TeamID, Kind: string(e.Kind), Content: e.Content,
+		RunID: e.RunID, AgentID: e.AgentID, EditDistance: e.EditDistance, Embedder: v.Embedder,
+		Vector: encodeVector(v.Values), Version: version, CreatedAt: e.CreatedAt,
+	}
+	if e.CreatedBy != "" {
+		m.CreatedBy = &e.CreatedBy
+	}
+	if err := tx.Create(&m).Error; err != nil {
+		return 0, pgdb.Translate(err, "memory entry")
+	}
+	return version, writeAudit(tx, a)
 }
 
 // Entry returns memory.EntryNotFound for an unknown or deleted id.
