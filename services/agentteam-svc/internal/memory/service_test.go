@@ -33,7 +33,9 @@ func (f *fakeStore) Entry(_ context.Context, id string) (memory.Entry, error) {
 	return e, nil
 }
 
-func (f *fakeStore) Entries(context.Context, string, org.Page) ([]memory.Entry, error) { return nil, nil }
+func (f *fakeStore) Entries(context.Context, string, org.Page) ([]memory.Entry, error) {
+	return nil, nil
+}
 
 func (f *fakeStore) EntriesByID(_ context.Context, ids []string) ([]memory.Entry, error) {
 	var out []memory.Entry
