@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -318,6 +321,42 @@ var _ = Describe("the agent-run worker", func() {
 	})
 })
 
+var _ = Describe("a worker process killed mid-run", func() {
+	const key = "sk-run-key-9f8e7d6c5b4a"
+
+	It("leaves its run to another process, which finishes it after the lease lapses", func() {
+		c := newCrew()
+		called := make(chan struct{}, 4)
+		release := make(chan struct{})
+		DeferCleanup(func() { close(release) })
+		model := newModelStub(func(n int, r *http.Request) (int, string) {
+			called <- struct{}{}
+			if n == 1 {
+				select {
+				case <-r.Context().Done():
+				case <-release:
+				}
+				return http.StatusOK, "from the killed worker"
+			}
+			return http.StatusOK, "finished by the survivor"
+		})
+		t := seedTeam(c, agentSpec{Primary: newConnection(c, model.URL+"/v1", key)})
+
+		victim := startWorkerProcess()
+		id := t.enqueue()
+		Eventually(called).WithTimeout(30 * time.Second).Should(Receive())
+		Expect(victim.Process.Kill()).To(Succeed())
+		_ = victim.Wait()
+		Expect(readRun(id).Status).To(Equal("Running"))
+
+		startWorker()
+		Eventually(runStatus(id)).WithTimeout(30 * time.Second).Should(Equal("Completed"))
+		r := readRun(id)
+		Expect(r.Output).To(Equal("finished by the survivor"))
+		Expect(r.Attempts).To(Equal(2))
+	})
+})
+
 // fallbackID is the seeded agent's fallback connection.
 func (t aiTeam) fallbackID() *string {
 	GinkgoHelper()
@@ -340,4 +379,29 @@ func (t aiTeam) seedRun(status, jobStatus string, attempts int, leaseUntil, crea
 	Expect(db.Exec(`INSERT INTO jobs (id, kind, run_id, status, attempts, lease_owner, lease_until, updated_at)
 		VALUES (?, 'agent.run', ?, ?, ?, 'dead-worker', ?, ?)`, uuid.NewString(), id, jobStatus, attempts, lease, createdAt).Error).To(Succeed())
 	return id
+}
+
+// startWorkerProcess builds the service's binary and runs it as a worker on the suite's
+// database and bus, so that a spec can kill it with SIGKILL mid-run.
+func startWorkerProcess() *exec.Cmd {
+	GinkgoHelper()
+	bin := filepath.Join(GinkgoT().TempDir(), "agentteam-svc")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/agentteam-svc")
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
+	c := suiteCfg
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = []string{
+		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "HTTP_ADDR=127.0.0.1:0",
+		"DATABASE_URL=" + c.DB.DSN, "NATS_URL=" + c.NATS.URL, "NATS_SUBJECT_PREFIX=" + c.NATS.Prefix,
+		"JWKS_URL=" + c.Auth.JWKSURL, "JWT_ISSUER=" + c.Auth.Issuer, "OUTBOUND_ALLOW_LOOPBACK=true",
+		"RUN_LEASE=" + c.Runs.Lease.String(), "RUN_SWEEP_INTERVAL=" + c.Runs.SweepInterval.String(), "RUN_WORKER_CONCURRENCY=2",
+	}
+	cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+	Expect(cmd.Start()).To(Succeed())
+	DeferCleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return cmd
 }
