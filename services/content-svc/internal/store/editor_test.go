@@ -80,6 +80,6 @@ var _ = Describe("reading a project's full editor graph", func() {
 		large := queries(seedProject(ctx, 12, 6), 12)
 		Expect(small).To(BeNumerically(">", 0))
 		Expect(large).To(Equal(small))
-		Expect(large).To(BeNumerically("<=", 11))
+		Expect(large).To(BeNumerically("<=", 12))
 	})
 })
