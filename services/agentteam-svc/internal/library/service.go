@@ -57,9 +57,10 @@ type Store interface {
 	Version(ctx context.Context, kind Kind, organizationID, key, version string) (Item, bool, error)
 	// Insert stores a new item; Conflict when its identity exists.
 	Insert(ctx context.Context, it Item, e audit.Entry) error
-	// UpsertShared stores a shared item, replacing the content of the one with the same key and
-	// version; it returns what was stored.
-	UpsertShared(ctx context.Context, it Item) (Item, error)
+	// UpsertShared stores shared items (of distinct identities) in one statement, replacing the
+	// content of those with the same kind, key and version; it returns what was stored, in any
+	// order.
+	UpsertShared(ctx context.Context, items []Item) ([]Item, error)
 	// SeedShared inserts shared items whose identity is still free, never replacing one.
 	SeedShared(ctx context.Context, items []Item) error
 	// Update locks the organization's item of key and version, lets fn change it and saves it with
@@ -465,6 +466,13 @@ func (l *Library) Index(ctx context.Context, adminKey, content string, src Sourc
 	if err := l.s.admin(adminKey); err != nil {
 		return Item{}, err
 	}
+	return l.IndexShared(ctx, content, src)
+}
+
+// IndexShared parses a document and stores it as a shared starter item, for callers the
+// service trusts (seeders); Index is the admin-key door. It returns Invalid for blank content or
+// a malformed document.
+func (l *Library) IndexShared(ctx context.Context, content string, src Source) (Item, error) {
 	if field.Blank(content) {
 		return Item{}, field.Invalid("content is required.")
 	}
@@ -482,13 +490,20 @@ func (l *Library) Index(ctx context.Context, adminKey, content string, src Sourc
 
 // storeShared makes it a shared Builtin item, derives its status, embeds it and upserts it.
 func (s *Service) storeShared(ctx context.Context, kind Kind, it Item) (Item, error) {
+	s.asShared(ctx, kind, &it)
+	stored, err := s.d.Store.UpsertShared(ctx, []Item{it})
+	if err != nil {
+		return Item{}, err
+	}
+	stored[0].Warnings = it.Warnings
+	return stored[0], nil
+}
+
+// asShared makes it a new shared Builtin item of the kind with its status and embedding.
+func (s *Service) asShared(ctx context.Context, kind Kind, it *Item) {
 	now := s.d.Now()
 	it.ID, it.Kind, it.OrganizationID, it.Origin, it.CreatedAt, it.UpdatedAt = s.d.NewID(), kind, "", Builtin, now, now
-	s.prepare(ctx, &it)
-	warnings := it.Warnings
-	stored, err := s.d.Store.UpsertShared(ctx, it)
-	stored.Warnings = warnings
-	return stored, err
+	s.prepare(ctx, it)
 }
 
 // admin checks the platform admin key in constant time.

@@ -74,6 +74,11 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 	}
 	res := SyncResult{Repo: snap.Repo, Commit: snap.Commit}
 	keep, failed, seen := map[string]bool{}, map[string]bool{}, map[string]string{}
+	problem := func(path string, err error) {
+		failed[path] = true
+		res.Problems = append(res.Problems, Problem{Path: path, Message: message(err)})
+	}
+	var batch []Item
 	for _, f := range snap.Files {
 		if path.Base(f.Path) != SkillFile {
 			continue
@@ -82,21 +87,22 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		if err == nil && seen[identity(it)] != "" {
 			err = field.Invalid("%s version %s is already defined by %s.", it.Key, it.Version, seen[identity(it)])
 		}
-		if err == nil {
-			seen[identity(it)] = f.Path
-			it, err = s.storeShared(ctx, Skill, it)
-		}
 		if err != nil {
-			failed[f.Path] = true
-			res.Problems = append(res.Problems, Problem{Path: f.Path, Message: message(err)})
+			problem(f.Path, err)
 			continue
 		}
-		keep[it.ID] = true
-		res.Indexed++
+		seen[identity(it)] = f.Path
+		s.asShared(ctx, Skill, &it)
 		for _, w := range it.Warnings {
 			res.Warnings = append(res.Warnings, Problem{Path: f.Path, Message: w})
 		}
+		if batch = append(batch, it); len(batch) == syncBatch {
+			s.storeBatch(ctx, batch, keep, problem)
+			batch = batch[:0]
+		}
 	}
+	s.storeBatch(ctx, batch, keep, problem)
+	res.Indexed = len(keep)
 	existing, err := s.d.Store.SharedFrom(ctx, Skill, snap.Repo)
 	if err != nil {
 		return res, err
@@ -114,6 +120,32 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 	s.d.Log.InfoContext(ctx, "shared skill source synced", "repo", res.Repo, "commit", res.Commit, "indexed", res.Indexed,
 		"withdrawn", res.Withdrawn, "problems", len(res.Problems))
 	return res, nil
+}
+
+// syncBatch is how many documents a sync stores in one statement.
+const syncBatch = 250
+
+// storeBatch upserts the items in one statement; when that fails it stores them one by one, so
+// one bad document is reported and the others are kept.
+func (s *Service) storeBatch(ctx context.Context, batch []Item, keep map[string]bool, problem func(string, error)) {
+	if len(batch) == 0 {
+		return
+	}
+	stored, err := s.d.Store.UpsertShared(ctx, batch)
+	if err != nil {
+		stored = nil
+		for _, it := range batch {
+			one, err := s.d.Store.UpsertShared(ctx, []Item{it})
+			if err != nil {
+				problem(it.Source.Path, err)
+				continue
+			}
+			stored = append(stored, one...)
+		}
+	}
+	for _, it := range stored {
+		keep[it.ID] = true
+	}
 }
 
 // VerifyHook checks a push hook from host: without a configured secret every hook is accepted;

@@ -212,10 +212,13 @@ func (s *Library) Insert(ctx context.Context, it library.Item, e audit.Entry) er
 // identityColumns are the conflict target of the identity index.
 var identityColumns = []clause.Column{{Name: "kind"}, {Name: "organization_id"}, {Name: "key"}, {Name: "version"}}
 
-// UpsertShared stores a shared item, replacing the content (not the id or creation time) of the
-// one with the same kind, key and version.
-func (s *Library) UpsertShared(ctx context.Context, it library.Item) (library.Item, error) {
-	m := toLibraryModel(it)
+// UpsertShared stores shared items in one statement, replacing the content (not the id or
+// creation time) of those with the same kind, key and version.
+func (s *Library) UpsertShared(ctx context.Context, items []library.Item) ([]library.Item, error) {
+	rows := make([]*libraryItemModel, len(items))
+	for i, it := range items {
+		rows[i] = toLibraryModel(it)
+	}
 	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns: identityColumns,
 		DoUpdates: clause.AssignmentColumns([]string{
@@ -223,11 +226,15 @@ func (s *Library) UpsertShared(ctx context.Context, it library.Item) (library.It
 			"origin", "golden_tests", "golden_test_count", "body", "license", "compatibility", "metadata", "source_repo",
 			"source_path", "source_commit", "embedding", "updated_at",
 		}),
-	}, clause.Returning{}).Create(m).Error
+	}, clause.Returning{}).Create(rows).Error
 	if err != nil {
-		return library.Item{}, pgdb.Translate(err, "library item")
+		return nil, pgdb.Translate(err, "library item")
 	}
-	return m.toDomain(), nil
+	out := make([]library.Item, len(rows))
+	for i, m := range rows {
+		out[i] = m.toDomain()
+	}
+	return out, nil
 }
 
 // SeedShared inserts the items whose identity is free and leaves the others alone.
