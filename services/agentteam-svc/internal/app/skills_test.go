@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
@@ -560,3 +561,29 @@ func sign(secret, body string) string {
 
 // first is the first of a status and a message.
 func first(status int, _ string) int { return status }
+
+var _ = Describe("a run's skill catalog", func() {
+	It("lists the agent's resolved skills by name and summary, the closest to the task first", func() {
+		startWorker()
+		c := newCrew()
+		model := newModelStub(answering("Done."))
+		t := seedTeam(c, agentSpec{Primary: newConnection(c, model.URL+"/v1", "sk-skills-run")})
+		review, billing := key("review-dialogs"), key("billing")
+		reviewReq := authored(c.OrgID, review, "1.0", true)
+		reviewReq["summary"] = "Review an export dialog: check every option, label and error of the dialog."
+		author(c.Owner.Token, reviewReq)
+		billingReq := authored(c.OrgID, billing, "1.0", true)
+		billingReq["summary"] = "Reconcile invoices and payment ledgers each month."
+		author(c.Owner.Token, billingReq)
+		Expect(db.Exec(`UPDATE agents SET skill_keys = ?::text[] WHERE id = ?`, "{"+billing+","+review+","+key("missing")+"}", t.AgentID).Error).To(Succeed())
+
+		id := t.enqueue()
+		Eventually(runStatus(id)).WithTimeout(20 * time.Second).Should(Equal("Completed"))
+		prompt := readRun(id).Prompt
+		Expect(prompt).To(ContainSubstring("Review an export dialog"))
+		Expect(prompt).To(ContainSubstring("Reconcile invoices"))
+		Expect(strings.Index(prompt, "Review an export dialog")).To(BeNumerically("<", strings.Index(prompt, "Reconcile invoices")),
+			"the task reviews the export dialog, so that skill ranks first")
+		Expect(prompt).NotTo(ContainSubstring("Steps."), "only names and summaries, never bodies")
+	})
+})
