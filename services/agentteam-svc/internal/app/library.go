@@ -66,4 +66,3 @@ func (p productIdentities) SetIdentity(ctx context.Context, organizationID, prod
 	_, err = p.st.SetProductIdentity(ctx, productID, identity, e)
 	return err
 }
-
