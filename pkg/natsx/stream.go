@@ -88,7 +88,9 @@ func (b *Bus) StreamSpec(name string, subjects []string, jobs bool) StreamSpec {
 // EnsureStream creates the stream or updates it in place to match s, with the bus prefix
 // applied to its name and subjects. JetStream cannot change an existing stream's retention
 // to or from a work queue, so a stream made with another retention keeps it (with a warning
-// in the log) and gets every other setting of s. It returns the server's error (an Internal
+// in the log) and gets every other setting of s. A spec that states no retention, limits or
+// replicas (only a name and subjects) leaves those of an existing stream as they are, so a
+// service that does not configure a shared stream never undoes the limits another one set. It returns the server's error (an Internal
 // kind) when the stream cannot be created or the update is not allowed.
 func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 	subjects := make([]string, len(s.Subjects))
@@ -108,10 +110,11 @@ func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = -1
 	}
-	err := b.createOrUpdate(ctx, cfg)
+	bare := s.Retention == RetainLimits && s.MaxAge == 0 && s.MaxBytes <= 0 && s.Replicas == 0
+	err := b.createOrUpdate(ctx, cfg, bare)
 	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		// Another process created it between our look-up and our create: update it instead.
-		err = b.createOrUpdate(ctx, cfg)
+		err = b.createOrUpdate(ctx, cfg, bare)
 	}
 	if err != nil {
 		return fmt.Errorf("natsx: ensure stream %s: %w", s.Name, err)
@@ -119,8 +122,9 @@ func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 	return nil
 }
 
-// createOrUpdate creates the stream, or updates it keeping the retention it was made with.
-func (b *Bus) createOrUpdate(ctx context.Context, cfg jetstream.StreamConfig) error {
+// createOrUpdate creates the stream, or updates it keeping the retention it was made with and,
+// for a bare spec, its limits and replicas too.
+func (b *Bus) createOrUpdate(ctx context.Context, cfg jetstream.StreamConfig, bare bool) error {
 	existing, err := b.js.Stream(ctx, cfg.Name)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		_, err = b.js.CreateStream(ctx, cfg)
@@ -128,6 +132,10 @@ func (b *Bus) createOrUpdate(ctx context.Context, cfg jetstream.StreamConfig) er
 	}
 	if err != nil {
 		return err
+	}
+	if bare {
+		have := existing.CachedInfo().Config
+		cfg.Retention, cfg.MaxAge, cfg.MaxBytes, cfg.Replicas = have.Retention, have.MaxAge, have.MaxBytes, have.Replicas
 	}
 	if have := existing.CachedInfo().Config.Retention; have != cfg.Retention {
 		b.log.WarnContext(ctx, "stream keeps its retention: JetStream cannot change it in place",

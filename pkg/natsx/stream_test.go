@@ -82,6 +82,17 @@ var _ = Describe("ensuring a platform stream", func() {
 		Expect(cfg.MaxAge).To(Equal(24 * time.Hour))
 	})
 
+	It("leaves an existing stream's limits alone for a spec that states none", func() {
+		name := unique("SHARED")
+		subjects := []string{strings.ToLower(name) + ".>"}
+		Expect(bus.EnsureStream(context.Background(), limits.Spec(name, subjects, true))).To(Succeed())
+		Expect(bus.EnsureStream(context.Background(), natsx.StreamSpec{Name: name, Subjects: subjects})).To(Succeed())
+		cfg := info(name)
+		Expect(cfg.Retention).To(Equal(jetstream.WorkQueuePolicy))
+		Expect(cfg.MaxAge).To(Equal(24 * time.Hour))
+		Expect(cfg.MaxBytes).To(Equal(int64(16 << 20)))
+	})
+
 	It("takes its limits from the bus configuration", func() {
 		spec := bus.StreamSpec("X", []string{"x.>"}, true)
 		Expect(spec.Retention).To(Equal(natsx.RetainWorkQueue))
