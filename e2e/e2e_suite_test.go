@@ -96,6 +96,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	agentteamEnv := append([]string{
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[2]),
 		"DATABASE_URL=" + agentteamDSN,
+		// The agent-run specs answer with a model stub on 127.0.0.1.
+		"OUTBOUND_ALLOW_LOOPBACK=true",
 	}, common...)
 
 	start(bins["identity-svc"], identityEnv)
