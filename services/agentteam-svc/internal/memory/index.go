@@ -72,7 +72,10 @@ func NewIndex(src IndexSource, limits IndexLimits) *Index {
 
 // teamVectors is one team's vectors of one embedder, stored flat (n x Dimensions).
 type teamVectors struct {
-	key     string
+	key string
+	// counted is how many of its vectors Index.held includes; guarded by Index.mu.
+	counted int
+
 	mu      sync.RWMutex
 	loaded  bool
 	version int64
@@ -167,21 +170,34 @@ func (x *Index) bringUpTo(ctx context.Context, t *teamVectors, teamID, embedder 
 	if fresh {
 		return nil
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.loaded && t.version >= version {
-		return nil
-	}
-	before := len(t.ids)
-	d, err := x.src.IndexDelta(ctx, teamID, embedder, t.version)
+	n, err := t.load(ctx, x.src, teamID, embedder, version)
 	if err != nil {
 		return err
 	}
-	t.apply(d)
+	// t.mu is released before x.mu is taken: evict holds x.mu and never waits for a team.
 	x.mu.Lock()
-	x.held += len(t.ids) - before
+	if el, ok := x.teams[t.key]; ok && el.Value == t {
+		x.held += n - t.counted
+		t.counted = n
+	}
 	x.mu.Unlock()
 	return nil
+}
+
+// load applies the source's delta under t's write lock, unless another caller brought t up to
+// version meanwhile, and returns how many vectors t holds.
+func (t *teamVectors) load(ctx context.Context, src IndexSource, teamID, embedder string, version int64) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.loaded && t.version >= version {
+		return len(t.ids), nil
+	}
+	d, err := src.IndexDelta(ctx, teamID, embedder, t.version)
+	if err != nil {
+		return 0, err
+	}
+	t.apply(d)
+	return len(t.ids), nil
 }
 
 // team returns the held vectors of key, creating an empty holder, and marks it used.
@@ -209,10 +225,7 @@ func (x *Index) remove(key string) {
 	if !ok {
 		return
 	}
-	t := el.Value.(*teamVectors)
-	t.mu.RLock()
-	x.held -= len(t.ids)
-	t.mu.RUnlock()
+	x.held -= el.Value.(*teamVectors).counted
 	x.lru.Remove(el)
 	delete(x.teams, key)
 }

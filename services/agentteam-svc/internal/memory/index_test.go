@@ -183,6 +183,35 @@ var _ = Describe("the in-memory vector index", func() {
 		Expect(vectors).To(BeZero())
 	})
 
+	It("stays consistent while many searches, notices and evictions race", func(ctx SpecContext) {
+		for t := range 6 {
+			for i := range 20 {
+				src.add(fmt.Sprint("t", t), fmt.Sprint(t, "-", i), "e1", axis(i%7, 8, 0.5))
+			}
+		}
+		x := memory.NewIndex(src, memory.IndexLimits{MaxTeams: 3, MaxEntries: 50})
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Add(1)
+			go func() {
+				defer GinkgoRecover()
+				defer wg.Done()
+				for i := range 200 {
+					team := fmt.Sprint("t", (g+i)%6)
+					hits, err := x.Search(ctx, team, "e1", axis(0, 8, 0.5), 5)
+					Expect(err).NotTo(HaveOccurred())
+					Expect(hits).To(HaveLen(5))
+					Expect(x.Refresh(ctx, team, int64(i))).To(Succeed())
+				}
+			}()
+		}
+		wg.Wait()
+		teams, vectors := x.Held()
+		Expect(teams).To(BeNumerically("<=", 3))
+		Expect(vectors).To(BeNumerically("<=", 50))
+		Expect(vectors).To(Equal(teams * 20))
+	})
+
 	It("finds the true nearest neighbours among 10,000 random vectors", func(ctx SpecContext) {
 		r := rand.New(rand.NewPCG(1, 2))
 		vecs := make([][]float32, 10_000)
