@@ -98,6 +98,12 @@ type UserPlan struct {
 	AutoRenew            bool
 }
 
+// SupersededBy reports whether activating a new plan at ends this one: a user has one plan at
+// a time, so every plan neither cancelled nor expired by then is cancelled at that moment.
+func (up *UserPlan) SupersededBy(at time.Time) bool {
+	return up.CancelledAt == nil && up.ExpiresAt.After(at)
+}
+
 // Payment is one attempt to pay for something, through a gateway or the balance.
 type Payment struct {
 	ID            string

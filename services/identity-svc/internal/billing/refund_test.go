@@ -25,3 +25,14 @@ var _ = Describe("a refund's effect", func() {
 		Expect(r.PlanTime(card, 40*24*time.Hour)).To(Equal(10 * 24 * time.Hour))
 	})
 })
+
+var _ = Describe("activating a plan", func() {
+	now := time.Now()
+	It("supersedes every plan the user still holds, and none that ended", func() {
+		cancelled := now.Add(-time.Hour)
+		Expect((&billing.UserPlan{ExpiresAt: now.Add(time.Hour)}).SupersededBy(now)).To(BeTrue())
+		Expect((&billing.UserPlan{StartsAt: now.Add(time.Hour), ExpiresAt: now.Add(2 * time.Hour)}).SupersededBy(now)).To(BeTrue())
+		Expect((&billing.UserPlan{ExpiresAt: now.Add(-time.Minute)}).SupersededBy(now)).To(BeFalse())
+		Expect((&billing.UserPlan{ExpiresAt: now.Add(time.Hour), CancelledAt: &cancelled}).SupersededBy(now)).To(BeFalse())
+	})
+})

@@ -333,13 +333,22 @@ func (s *Billing) PayFromBalance(ctx context.Context, p *billing.Payment, up *bi
 	})
 }
 
-// activate cancels the user's current plans, inserts up and writes the payment.confirmed and
-// plan.activated events.
+// activate cancels the plans billing says up supersedes (UserPlan.SupersededBy), inserts up and
+// writes the payment.confirmed and plan.activated events.
 func (s *Billing) activate(ctx context.Context, tx *gorm.DB, p *billing.Payment, up *billing.UserPlan, at time.Time) error {
-	err := tx.Model(&userPlanModel{}).Where("user_id = ? AND cancelled_at IS NULL AND expires_at > ?", up.UserID, at).
-		Update("cancelled_at", at).Error
-	if err != nil {
+	var held []userPlanModel
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("user_id = ? AND cancelled_at IS NULL", up.UserID).
+		Find(&held).Error; err != nil {
 		return pgdb.Translate(err, "user plan")
+	}
+	for _, h := range held {
+		plan := billing.UserPlan(h)
+		if !plan.SupersededBy(at) {
+			continue
+		}
+		if err := tx.Model(&userPlanModel{}).Where("id = ?", h.ID).Update("cancelled_at", at).Error; err != nil {
+			return pgdb.Translate(err, "user plan")
+		}
 	}
 	m := userPlanModel(*up)
 	if err := tx.Create(&m).Error; err != nil {
@@ -358,7 +367,7 @@ func (s *Billing) activate(ctx context.Context, tx *gorm.DB, p *billing.Payment,
 		PaymentId: p.ID, StartsAt: timestamppb.New(up.StartsAt), ExpiresAt: timestamppb.New(up.ExpiresAt),
 		AutoRenew: up.AutoRenew, ActivatedAt: timestamppb.New(at),
 	}
-	_, err = s.outbox.Add(ctx, tx, events.SubjectPlanActivated, events.SubjectPlanActivated, activated)
+	_, err := s.outbox.Add(ctx, tx, events.SubjectPlanActivated, events.SubjectPlanActivated, activated)
 	return err
 }
 
