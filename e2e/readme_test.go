@@ -79,9 +79,10 @@ var _ = Describe("the README", func() {
 
 		dsn, err := url.Parse(envValue(p.IdentityEnv, "DATABASE_URL"))
 		Expect(err).NotTo(HaveOccurred())
-		hookPort := freePorts(1)[0]
+		ports := freePorts(2)
+		hookPort, stubPort := ports[0], ports[1]
 		// The README speaks of a developer's `make dev`: fixed ports, the identity database, port
-		// 9999 for the webhook receiver. This run has its own of each.
+		// 9999 for the webhook receiver, port 8090 for the model stub. This run has its own of each.
 		rewrite := strings.NewReplacer(
 			"localhost:8081", hostOf(p.IdentityURL),
 			"localhost:8082", hostOf(p.ContentURL),
@@ -89,6 +90,7 @@ var _ = Describe("the README", func() {
 			"-d identity ", "-d "+strings.TrimPrefix(dsn.Path, "/")+" ",
 			"127.0.0.1:9999", fmt.Sprintf("127.0.0.1:%d", hookPort),
 			`("127.0.0.1", 9999)`, fmt.Sprintf(`("127.0.0.1", %d)`, hookPort),
+			"127.0.0.1:8090", fmt.Sprintf("127.0.0.1:%d", stubPort),
 		)
 		// Tenant slugs are unique: the README's acme and demo get this run's suffix everywhere
 		// (slugs, emails, file names alike), so other specs' tenants never collide with them.
@@ -102,7 +104,10 @@ var _ = Describe("the README", func() {
 		}
 		cmd := exec.Command("bash", "-c", script.String())
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "PGHOST="+dsn.Hostname())
+		repo, err := filepath.Abs("..")
+		Expect(err).NotTo(HaveOccurred())
+		// REPO is where the agent-team walkthrough builds its model stub from.
+		cmd.Env = append(os.Environ(), "PGHOST="+dsn.Hostname(), "REPO="+repo)
 		session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(session).WithTimeout(10*time.Minute).Should(gexec.Exit(0),
@@ -112,7 +117,7 @@ var _ = Describe("the README", func() {
 		out := string(session.Out.Contents())
 		for _, want := range []string{`"Summer promo"`, `"status": "Ready"`, `"email_verified":true`,
 			`"verified":true`, `"token_type":"Bearer"`, `"valid":true`, `"succeeded":true`,
-			"source image matches", "<svg"} {
+			"source image matches", "<svg", `"status":"Completed","output":"QA review: export works in every format."`} {
 			Expect(out).To(ContainSubstring(want))
 		}
 		// The AEP file downloaded through its presigned URL has the MD5 of the file uploaded:
