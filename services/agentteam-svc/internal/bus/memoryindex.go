@@ -16,8 +16,9 @@ import (
 // SubjectMemoryChanged carries "team T's memory reached version V" between replicas (core
 // NATS, every replica receives every notice). It is a cache hint, not a platform event: a lost
 // notice is healed by the version check before each search, so it needs neither the outbox
-// nor JetStream.
-const SubjectMemoryChanged = "agentteam.memory.changed"
+// nor JetStream, and its subject lies outside every stream's filter (agentteam.> is
+// AGENTTEAM_EVENTS) so no stream stores it.
+const SubjectMemoryChanged = "notices.agentteam.memory.changed"
 
 // memoryChanged is the notice's JSON body.
 type memoryChanged struct {
