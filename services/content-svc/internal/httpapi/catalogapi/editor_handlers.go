@@ -57,7 +57,11 @@ func (h *Handler) GetProjectFull(c echo.Context, id openapi_types.UUID, params G
 		if err != nil {
 			return err
 		}
-		if body, err = json.Marshal(toProjectFull(full)); err != nil {
+		out := toProjectFull(full)
+		if out.Project.AepFileUrl, err = h.aep.Download(ctx, out.Project.AepFileUrl); err != nil {
+			return err
+		}
+		if body, err = json.Marshal(out); err != nil {
 			return fmt.Errorf("catalogapi: encode project graph: %w", err)
 		}
 		version = full.Version

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // maxGraphBytes bounds the encoded editor graphs a Handler keeps (a 50 × 20 graph is some
@@ -12,27 +13,33 @@ const maxGraphBytes = 32 << 20
 
 // graphCache keeps encoded GET /projects/{id}/full answers per project with the editor version
 // they were read at. An entry is served only while the version read for the request is the
-// same, so a graph is never served stale after a write on any replica. Safe for concurrent use.
+// same, so a graph is never served stale after a write on any replica, and only while younger
+// than maxAge, so the presigned AEP file URL it carries still works for a while. Safe for
+// concurrent use.
 type graphCache struct {
-	mu    sync.Mutex
-	items map[string]graphEntry
-	order []string
-	bytes int
+	mu     sync.Mutex
+	items  map[string]graphEntry
+	order  []string
+	bytes  int
+	maxAge time.Duration
 }
 
 type graphEntry struct {
 	version int64
 	body    []byte
+	at      time.Time
 }
 
-func newGraphCache() *graphCache { return &graphCache{items: map[string]graphEntry{}} }
+func newGraphCache(maxAge time.Duration) *graphCache {
+	return &graphCache{items: map[string]graphEntry{}, maxAge: maxAge}
+}
 
-// get answers the body of project's graph at version.
+// get answers the body of project's graph at version, when it was encoded less than maxAge ago.
 func (g *graphCache) get(project string, version int64) ([]byte, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.items[project]
-	if !ok || e.version != version {
+	if !ok || e.version != version || time.Since(e.at) >= g.maxAge {
 		return nil, false
 	}
 	return e.body, true
@@ -53,7 +60,7 @@ func (g *graphCache) put(project string, version int64, body []byte) {
 	} else {
 		g.order = append(g.order, project)
 	}
-	g.items[project] = graphEntry{version: version, body: body}
+	g.items[project] = graphEntry{version: version, body: body, at: time.Now()}
 	g.bytes += len(body)
 	for g.bytes > maxGraphBytes && len(g.order) > 0 {
 		oldest := g.order[0]
