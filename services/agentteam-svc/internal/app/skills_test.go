@@ -153,6 +153,22 @@ var _ = Describe("listing skills and the versions of a key", func() {
 		Expect(skills(client.Do("GET", base+"&visibility=secret", c.Owner.Token, nil))).To(HaveLen(2))
 	})
 
+	It("shows a change at once, though pages are kept in memory until the library changes", func() {
+		c := newCrew()
+		role := key("fresh")
+		list := func() []string {
+			return keysOf(skills(client.Do("GET", "/api/skills?organizationId="+c.OrgID+"&role="+role, c.Member.Token, nil)))
+		}
+		req := authored(c.OrgID, key("first"), "1", true)
+		req["roles"] = []string{role}
+		first := author(c.Owner.Token, req)
+		Expect(list()).To(Equal([]string{first.SkillKey + "@1/own/Published"}))
+		Expect(list()).To(Equal([]string{first.SkillKey + "@1/own/Published"}), "served again")
+		req["version"] = "2"
+		author(c.Owner.Token, req)
+		Expect(list()).To(Equal([]string{first.SkillKey + "@2/own/Published", first.SkillKey + "@1/own/Published"}))
+	})
+
 	It("answers Skill not found. for an unknown key", func() {
 		c := newCrew()
 		r := client.Do("GET", "/api/skills/"+key("nope")+"?organizationId="+c.OrgID, c.Member.Token, nil)

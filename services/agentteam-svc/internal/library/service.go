@@ -74,6 +74,9 @@ type Store interface {
 	SharedFrom(ctx context.Context, kind Kind, repo string) ([]Item, error)
 	// Delete removes the items.
 	Delete(ctx context.Context, ids []string) error
+	// Stamp names the current state of the kind's shared items and the organization's own; it
+	// changes with every change of either, on any replica.
+	Stamp(ctx context.Context, kind Kind, organizationID string) (string, error)
 }
 
 // Embedder turns texts into 384-dimension vectors (internal/embed's contract).
@@ -107,10 +110,13 @@ type Deps struct {
 }
 
 // Service runs the three libraries.
-type Service struct{ d Deps }
+type Service struct {
+	d     Deps
+	lists *listCache
+}
 
 // NewService returns a Service.
-func NewService(d Deps) *Service { return &Service{d: d} }
+func NewService(d Deps) *Service { return &Service{d: d, lists: newListCache(listCacheSize)} }
 
 // Library is one kind's operations.
 type Library struct {
@@ -160,13 +166,25 @@ func (l *Library) List(ctx context.Context, memberID, organizationID, role, visi
 	}
 	q := Query{Kind: l.r.kind, OrganizationID: organizationID, Role: role}
 	q.Visibility, _ = ParseVisibility(visibility)
+	stamp, err := l.s.d.Store.Stamp(ctx, q.Kind, organizationID)
+	if err != nil {
+		return nil, err
+	}
+	at := listKey{q: q, p: p}
+	if items, ok := l.s.lists.get(at, stamp); ok {
+		return items, nil
+	}
 	keys, err := l.s.d.Store.Keys(ctx, q, p)
 	if err != nil || len(keys) == 0 {
 		return nil, err
 	}
 	items, err := l.s.d.Store.Items(ctx, q, keys, false)
+	if err != nil {
+		return nil, err
+	}
 	Order(items)
-	return items, err
+	l.s.lists.put(at, stamp, items)
+	return items, nil
 }
 
 // Versions returns every version of key the organization sees, in resolution order (the first

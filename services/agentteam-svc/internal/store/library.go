@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,15 +136,9 @@ func toItems(rows []libraryItemModel) []library.Item {
 	return out
 }
 
-// scope selects the query's rows: its kind, the shared items plus the organization's own, and
-// the role and visibility filters.
-func (s *Library) scope(ctx context.Context, q library.Query) *gorm.DB {
+// filtered selects the query's kind with its role and visibility filters.
+func (s *Library) filtered(ctx context.Context, q library.Query) *gorm.DB {
 	tx := s.db.WithContext(ctx).Model(&libraryItemModel{}).Where("kind = ?", string(q.Kind))
-	if q.OrganizationID != "" {
-		tx = tx.Where("(organization_id IS NULL OR organization_id = ?)", q.OrganizationID)
-	} else {
-		tx = tx.Where("organization_id IS NULL")
-	}
 	if q.Role != "" {
 		role, _ := json.Marshal([]string{q.Role})
 		tx = tx.Where("roles @> ?::jsonb", string(role))
@@ -154,10 +149,28 @@ func (s *Library) scope(ctx context.Context, q library.Query) *gorm.DB {
 	return tx
 }
 
-// Keys returns a page of the distinct keys q selects, in byte order.
+// scope selects the query's rows: the shared items plus the organization's own, filtered.
+func (s *Library) scope(ctx context.Context, q library.Query) *gorm.DB {
+	if q.OrganizationID == "" {
+		return s.filtered(ctx, q).Where("organization_id IS NULL")
+	}
+	return s.filtered(ctx, q).Where("(organization_id IS NULL OR organization_id = ?)", q.OrganizationID)
+}
+
+// Keys returns a page of the distinct keys q selects, in byte order: the shared keys and the
+// organization's are read as two index-only scans, each cut at the page's end, and merged.
 func (s *Library) Keys(ctx context.Context, q library.Query, p library.Page) ([]string, error) {
+	branch := func(owner string, args ...any) *gorm.DB {
+		return s.filtered(ctx, q).Where(owner, args...).Distinct(`key COLLATE "C" AS key`).Order("1").Limit(p.Offset + p.Limit)
+	}
+	shared := branch("organization_id IS NULL")
+	own := shared
+	if q.OrganizationID != "" {
+		own = branch("organization_id = ?", q.OrganizationID)
+	}
 	var keys []string
-	err := s.scope(ctx, q).Distinct("key COLLATE \"C\" AS key").Order("key").Offset(p.Offset).Limit(p.Limit).Pluck("key", &keys).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT key FROM ((?) UNION (?)) k ORDER BY key OFFSET ? LIMIT ?`, shared, own, p.Offset, p.Limit).
+		Scan(&keys).Error
 	return keys, pgdb.Translate(err, "library item")
 }
 
@@ -328,4 +341,27 @@ func (s *Library) Delete(ctx context.Context, ids []string) error {
 		return nil
 	}
 	return pgdb.Translate(s.db.WithContext(ctx).Where("id IN ?", ids).Delete(&libraryItemModel{}).Error, "library item")
+}
+
+// Stamp names the current state of the kind's shared items and the organization's: it changes
+// whenever one of them does (library_versions, bumped by a trigger in the changing transaction).
+func (s *Library) Stamp(ctx context.Context, kind library.Kind, organizationID string) (string, error) {
+	var rows []struct {
+		Scope   string
+		Version int64
+	}
+	err := s.db.WithContext(ctx).Table("library_versions").Select("scope, version").
+		Where("kind = ? AND scope IN ?", string(kind), []string{"", organizationID}).Scan(&rows).Error
+	if err != nil {
+		return "", pgdb.Translate(err, "library version")
+	}
+	var shared, own int64
+	for _, r := range rows {
+		if r.Scope == "" {
+			shared = r.Version
+		} else {
+			own = r.Version
+		}
+	}
+	return strconv.FormatInt(shared, 10) + "/" + strconv.FormatInt(own, 10), nil
 }
