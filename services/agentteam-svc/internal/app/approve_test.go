@@ -62,6 +62,17 @@ var _ = Describe("approving a run", func() {
 		Expect(*e.EditDistance).To(Equal(2))
 	})
 
+	It("refuses to approve an empty output as it is, but takes an edit of it", func() {
+		run, _ := memRun(c.OrgID, team, "Completed", "", 0)
+		status, _, body := approve(c.Owner.Token, run, map[string]any{})
+		Expect(status).To(Equal(http.StatusBadRequest))
+		Expect(body).To(Equal("The approved output is empty."))
+		status, e, _ := approve(c.Owner.Token, run, map[string]any{"editedOutput": "Filled in."})
+		Expect(status).To(Equal(http.StatusOK))
+		Expect(e.Kind).To(Equal("Correction"))
+		Expect(*e.EditDistance).To(Equal(10))
+	})
+
 	It("approves a run once: the second answers 409", func() {
 		run, _ := memRun(c.OrgID, team, "Completed", "Done.", 0)
 		status, _, _ := approve(c.Owner.Token, run, nil)

@@ -2,9 +2,12 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"time"
 
@@ -15,6 +18,7 @@ import (
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/app"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 )
 
 // memoryEntry is the wire form of a memory entry.
@@ -279,11 +283,14 @@ var _ = Describe("memory across replicas", func() {
 })
 
 // startReplica runs a second instance of the service on the suite's database and NATS and
-// returns a client for it; it stops when the spec ends.
-func startReplica() *testkit.API {
+// returns a client for it; it stops when the spec ends. Options change its configuration.
+func startReplica(options ...func(*config.Config)) *testkit.API {
 	GinkgoHelper()
 	cfg := suiteCfg
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	for _, o := range options {
+		o(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := app.New(ctx, cfg, slog.New(slog.NewJSONHandler(GinkgoWriter, nil)))
 	Expect(err).NotTo(HaveOccurred())
@@ -313,5 +320,62 @@ var _ = Describe("seeding memory for the search benchmark", func() {
 		var list []memoryEntry
 		client.Do("GET", "/api/memory/entries?teamId="+s.TeamID+"&pageSize=100&page=2", u.Token, nil).JSON(&list)
 		Expect(list).To(HaveLen(50))
+	})
+})
+
+// embeddingsServer is a local OpenAI-compatible embeddings endpoint answering, for each input,
+// a dims-long vector hashed from the input's words (so equal words point the same way).
+func embeddingsServer(dims int) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		Expect(json.NewDecoder(r.Body).Decode(&req)).To(Succeed())
+		data := make([]map[string]any, len(req.Input))
+		for i, text := range req.Input {
+			v := make([]float64, dims)
+			for _, word := range strings.Fields(strings.ToLower(text)) {
+				h := fnv.New32a()
+				_, _ = h.Write([]byte(word))
+				v[h.Sum32()%uint32(dims)]++
+			}
+			data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		Expect(json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": "stub", "data": data, "usage": map[string]any{}})).To(Succeed())
+	}))
+	DeferCleanup(srv.Close)
+	return srv.URL
+}
+
+func withEmbeddings(url string) func(*config.Config) {
+	return func(c *config.Config) {
+		c.Embeddings.BaseURL, c.Embeddings.Model, c.OutboundAllowLoopback = url, "stub-embed", true
+	}
+}
+
+var _ = Describe("memory with a configured embeddings endpoint", func() {
+	It("ranks with the endpoint's vectors and never mixes them with the local embedder's", func() {
+		remote := startReplica(withEmbeddings(embeddingsServer(384)))
+		c := newCrew()
+		team := memTeam(c.OrgID)
+		createEntry(c.Owner.Token, team, "Note", "kubernetes helm chart upgrade")
+		r := remote.Do("POST", "/api/memory/entries", c.Owner.Token, map[string]any{"teamId": team, "kind": "Note", "content": "helm chart values for staging"})
+		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+
+		Expect(contents(searchOn(remote, c.Member.Token, team, "helm chart", ""))).To(Equal([]string{"helm chart values for staging"}))
+		Expect(contents(searchOn(client, c.Member.Token, team, "helm chart", ""))).To(Equal([]string{"kubernetes helm chart upgrade"}))
+		var list []memoryEntry
+		client.Do("GET", "/api/memory/entries?teamId="+team, c.Member.Token, nil).JSON(&list)
+		Expect(list).To(HaveLen(2), "both entries stay listed")
+	})
+
+	It("answers 503 and writes nothing when the endpoint answers vectors of the wrong length", func() {
+		remote := startReplica(withEmbeddings(embeddingsServer(1536)))
+		c := newCrew()
+		team := memTeam(c.OrgID)
+		r := remote.Do("POST", "/api/memory/entries", c.Owner.Token, map[string]any{"teamId": team, "kind": "Note", "content": "anything"})
+		Expect(r.Status).To(Equal(http.StatusServiceUnavailable))
+		Expect(string(r.Body)).To(Equal("the embeddings endpoint answered vectors of the wrong length"))
+		Expect(client.Do("GET", "/api/memory/entries?teamId="+team, c.Owner.Token, nil).Body).To(MatchJSON(`[]`))
+		Expect(auditActions(c.OrgID)).NotTo(ContainElement("memory.created"))
 	})
 })
