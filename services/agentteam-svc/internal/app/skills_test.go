@@ -250,6 +250,33 @@ var _ = Describe("forking a skill", func() {
 	)
 })
 
+var _ = Describe("versioned operations", func() {
+	DescribeTable("answer version is required. without a version",
+		func(path string) {
+			c := newCrew()
+			r := client.Do("POST", path, c.Owner.Token, map[string]any{"organizationId": c.OrgID, "version": " ", "productId": uuid.NewString()})
+			Expect(r.Status).To(Equal(http.StatusBadRequest))
+			Expect(string(r.Body)).To(Equal("version is required."))
+		},
+		Entry("fork", "/api/skills/some-skill/fork"), Entry("publish", "/api/skills/some-skill/publish"),
+		Entry("unpublish", "/api/skills/some-skill/unpublish"), Entry("agent profile fork", "/api/orgboard/agent-profiles/qa/fork"),
+		Entry("product profile apply", "/api/orgboard/product-profiles/brief/apply"),
+	)
+
+	DescribeTable("refuse an anonymous caller with an empty 401",
+		func(method, path string) {
+			r := client.Do(method, path, "", map[string]any{})
+			Expect(r.Status).To(Equal(http.StatusUnauthorized))
+			Expect(r.Body).To(BeEmpty())
+		},
+		Entry("list", "GET", "/api/skills"), Entry("versions", "GET", "/api/skills/a"),
+		Entry("marketplace", "GET", "/api/skills/marketplace?organizationId="+uuid.NewString()),
+		Entry("install", "POST", "/api/skills/install"), Entry("index", "POST", "/api/skills/index"),
+		Entry("sync", "POST", "/api/skills/sync"), Entry("agent profiles", "GET", "/api/orgboard/agent-profiles"),
+		Entry("product profiles", "POST", "/api/orgboard/product-profiles"),
+	)
+})
+
 var _ = Describe("the skill marketplace", func() {
 	var seller, buyer crew
 	var k string
