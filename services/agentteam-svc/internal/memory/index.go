@@ -70,7 +70,9 @@ func NewIndex(src IndexSource, limits IndexLimits) *Index {
 	return &Index{src: src, limits: limits, teams: map[string]*list.Element{}, lru: list.New()}
 }
 
-// teamVectors is one team's vectors of one embedder, stored flat (n x Dimensions).
+// teamVectors is one team's vectors of one embedder, stored by dimension: cols[d][i] is
+// component d of entry i. A query then reads only the columns where it is non-zero (a local
+// embedder's query has a few dozen), and each read is one contiguous pass.
 type teamVectors struct {
 	key string
 	// counted is how many of its vectors Index.held includes; guarded by Index.mu.
@@ -81,7 +83,7 @@ type teamVectors struct {
 	version int64
 	ids     []string
 	pos     map[string]int
-	vecs    []float32
+	cols    [embed.Dimensions][]float32
 }
 
 func (t *teamVectors) apply(d Delta) {
@@ -93,11 +95,15 @@ func (t *teamVectors) apply(d Delta) {
 		last := len(t.ids) - 1
 		if i != last {
 			t.ids[i] = t.ids[last]
-			copy(t.vecs[i*embed.Dimensions:(i+1)*embed.Dimensions], t.vecs[last*embed.Dimensions:])
+			for c := range t.cols {
+				t.cols[c][i] = t.cols[c][last]
+			}
 			t.pos[t.ids[i]] = i
 		}
 		t.ids = t.ids[:last]
-		t.vecs = t.vecs[:last*embed.Dimensions]
+		for c := range t.cols {
+			t.cols[c] = t.cols[c][:last]
+		}
 		delete(t.pos, id)
 	}
 	for _, v := range d.Upserts {
@@ -105,12 +111,16 @@ func (t *teamVectors) apply(d Delta) {
 			continue
 		}
 		if i, ok := t.pos[v.EntryID]; ok {
-			copy(t.vecs[i*embed.Dimensions:], v.Values)
+			for c, x := range v.Values {
+				t.cols[c][i] = x
+			}
 			continue
 		}
 		t.pos[v.EntryID] = len(t.ids)
 		t.ids = append(t.ids, v.EntryID)
-		t.vecs = append(t.vecs, v.Values...)
+		for c, x := range v.Values {
+			t.cols[c] = append(t.cols[c], x)
+		}
 	}
 	if d.Version > t.version {
 		t.version = d.Version
@@ -131,7 +141,7 @@ func (x *Index) Search(ctx context.Context, teamID, embedder string, q []float32
 	}
 	t.mu.RLock()
 	n := len(t.ids)
-	out := rank(t.ids, t.vecs, q, k)
+	out := rank(t.ids, &t.cols, q, k)
 	t.mu.RUnlock()
 	if n > x.limits.MaxEntries {
 		x.drop(t.key)
@@ -250,18 +260,32 @@ func (x *Index) Held() (teams, vectors int) {
 	return x.lru.Len(), x.held
 }
 
-// rank scores every vector against q and keeps the k best, best first (ties by id).
-func rank(ids []string, vecs []float32, q []float32, k int) []Scored {
-	if k <= 0 || len(q) != embed.Dimensions {
+// rank scores every vector against q, one non-zero query component at a time, and keeps the k
+// best, best first (ties by id).
+func rank(ids []string, cols *[embed.Dimensions][]float32, q []float32, k int) []Scored {
+	if k <= 0 || len(q) != embed.Dimensions || len(ids) == 0 {
 		return nil
 	}
+	scores := make([]float32, len(ids))
+	nz := make([]int, 0, embed.Dimensions)
+	for c, qc := range q {
+		if qc != 0 {
+			nz = append(nz, c)
+		}
+	}
+	for ; len(nz) >= 4; nz = nz[4:] {
+		a, b, c, d := nz[0], nz[1], nz[2], nz[3]
+		addScaled4(scores, cols[a], cols[b], cols[c], cols[d], q[a], q[b], q[c], q[d])
+	}
+	for _, c := range nz {
+		addScaled(scores, cols[c], q[c])
+	}
 	h := make(minHeap, 0, k+1)
-	for i, id := range ids {
-		s := dot384(q, vecs[i*embed.Dimensions:(i+1)*embed.Dimensions])
+	for i, s := range scores {
 		if len(h) < k {
-			heap.Push(&h, Scored{id, s})
-		} else if better(Scored{id, s}, h[0]) {
-			h[0] = Scored{id, s}
+			heap.Push(&h, Scored{ids[i], s})
+		} else if s >= h[0].Score && better(Scored{ids[i], s}, h[0]) {
+			h[0] = Scored{ids[i], s}
 			heap.Fix(&h, 0)
 		}
 	}
@@ -280,21 +304,22 @@ func better(a, b Scored) bool {
 	return a.EntryID < b.EntryID
 }
 
-// dot384 is embed.Dot unrolled by eight for the ranking loop.
-func dot384(a, b []float32) float32 {
-	a, b = a[:embed.Dimensions], b[:embed.Dimensions]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	for i := 0; i < embed.Dimensions; i += 8 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-		s4 += a[i+4] * b[i+4]
-		s5 += a[i+5] * b[i+5]
-		s6 += a[i+6] * b[i+6]
-		s7 += a[i+7] * b[i+7]
+// addScaled adds a*x to dst; len(x) must be at least len(dst).
+func addScaled(dst, x []float32, a float32) {
+	x = x[:len(dst)]
+	for i := range dst {
+		dst[i] += a * x[i]
 	}
-	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
+}
+
+// addScaled4 adds a*x + b*y + c*z + d*w to dst in one pass, so dst is read and written once
+// per four columns.
+func addScaled4(dst, x, y, z, w []float32, a, b, c, d float32) {
+	n := len(dst)
+	x, y, z, w = x[:n], y[:n], z[:n], w[:n]
+	for i := range dst {
+		dst[i] += a*x[i] + b*y[i] + c*z[i] + d*w[i]
+	}
 }
 
 // minHeap keeps the worst of the best k at its root.
