@@ -3,7 +3,7 @@
 # make tools) on 127.0.0.1, each beside its share of the trivial-handler ceiling measured in the
 # same run. Timings are printed, never compared: they gate nothing.
 #
-#   scripts/bench.sh [PART...]   parts: content identity (default: both); the ceiling always runs
+#   scripts/bench.sh [PART...]   parts: content identity agentteam (default: all); the ceiling always runs
 #
 # Each part is one bench_<part> function, so a service's block is added as one more function.
 # Every server the script starts must bind its own port: a port that already answers before the
@@ -24,6 +24,13 @@
 # beside md5sum of the same bytes. EXPLAIN ANALYZE plans of the catalog queries go to
 # .state/bench/plans.txt, with a one-line summary each.
 #
+# agentteam: agentteam-svc, the real binary on 127.0.0.1:18083 with its own database
+# (agentteam_bench, dropped and created again) and NATS prefix (bench_agentteam), trusting a JWKS
+# served by e2e/cmd/benchagentteam, which seeds a team with BENCH_TASKS tasks and mints the
+# owner's token: the board read of that team, task moves (each changes the status), and agent
+# runs through the queue (e2e/cmd/benchagentteam runs: BENCH_RUNS runs, a local model stub
+# answering at once, so a run's queued-to-finished time is what the queue adds).
+#
 # identity: scripts/bench-identity.sh: API-key validate over 10,000 keys, login beside the
 # machine's argon2id limit, and token refresh.
 #
@@ -32,6 +39,8 @@
 #   BENCH_WORKERS       concurrent workers when BENCH_RATE is 0 (default 64)
 #   BENCH_CONTAINERS    templates to seed (default 100000; make bench-1m seeds 1,000,000)
 #   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB; 0 skips it)
+#   BENCH_TASKS         tasks on the benchmarked board (default 5000)
+#   BENCH_RUNS          agent runs queued through the worker (default 200)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
@@ -216,6 +225,42 @@ bench_content() {
 	printf '%-40s %.2f s   %.0f MB/s\n' "md5sum of the same bytes" "$md5_seconds" "$(echo "$UPLOAD_SIZE / 1000000 / $md5_seconds" | bc -l)"
 }
 
+bench_agentteam() {
+	local addr="127.0.0.1:18083" jwks="127.0.0.1:18183" db="agentteam_bench" tasks="${BENCH_TASKS:-5000}"
+	local dsn="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
+	command -v psql >/dev/null || die "psql is missing"
+	log "building agentteam-svc and e2e/cmd/benchagentteam"
+	(cd "$REPO" && go build -o "$OUT/agentteam-svc" ./services/agentteam-svc/cmd/agentteam-svc &&
+		go build -o "$OUT/benchagentteam" ./e2e/cmd/benchagentteam)
+	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
+		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+
+	export HTTP_ADDR="$addr" DATABASE_URL="$dsn" NATS_SUBJECT_PREFIX="bench_agentteam" \
+		JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn OUTBOUND_ALLOW_LOOPBACK=true
+	"$OUT/agentteam-svc" migrate >"$OUT/agentteam-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/agentteam-migrate.log")"
+	log "seeding a board of $tasks tasks"
+	local seed_vars
+	seed_vars="$("$OUT/benchagentteam" seed -dsn "$dsn" -tasks "$tasks")"
+	eval "$seed_vars"
+	start agentteam-jwks "$jwks" "http://$jwks/.well-known/jwks.json" \
+		"$OUT/benchagentteam" token -addr "$jwks" -out "$OUT/agentteam.token" -subject "$BOARD_MEMBER_ID"
+	start agentteam-svc "$addr" "http://$addr/readyz" "$OUT/agentteam-svc" serve
+
+	echo
+	echo "agentteam-svc (vegeta; its own database and NATS prefix; a board of $tasks tasks seeded in ${SEED_SECONDS}s)"
+	# The targets carry the owner's Authorization header themselves.
+	ATTACK_FLAGS=()
+	local kind
+	for kind in board moves; do
+		"$OUT/benchagentteam" targets -base "http://$addr" -token-file "$OUT/agentteam.token" -team "$BOARD_TEAM_ID" \
+			-kind "$kind" -dsn "$dsn" -out "$OUT/agentteam-$kind.targets"
+	done
+	attack agentteam-board-read <"$OUT/agentteam-board.targets"
+	attack agentteam-task-moves <"$OUT/agentteam-moves.targets"
+	"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
+		-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
+}
+
 bench_identity() {
 	echo
 	echo "identity-svc (vegeta; its own database, prefixes and rate limits raised out of the way)"
@@ -226,7 +271,7 @@ main() {
 	[[ -x "$VEGETA" ]] || die "$VEGETA is missing; run make tools"
 	mkdir -p "$OUT"
 	local parts=("$@") part
-	((${#parts[@]} > 0)) || parts=(content identity)
+	((${#parts[@]} > 0)) || parts=(content identity agentteam)
 	for part in "${parts[@]}"; do
 		declare -F "bench_$part" >/dev/null || die "unknown part $part"
 	done

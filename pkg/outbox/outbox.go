@@ -43,10 +43,18 @@ var errNoTransaction = errors.New("outbox: add needs the caller's transaction")
 // Writer records events in the outbox as the given CloudEvents source.
 type Writer struct {
 	source string
+	notify func()
 }
 
 // NewWriter returns a writer whose events carry source (for example "identity-svc").
 func NewWriter(source string) *Writer { return &Writer{source: source} }
+
+// Notify makes the writer call notify (a Relay's Kick) after each row it adds, so the relay of
+// this process publishes it without waiting for its interval. It returns w.
+func (w *Writer) Notify(notify func()) *Writer {
+	w.notify = notify
+	return w
+}
 
 // Add records an event of eventType with msg as its protojson payload, to be published on
 // subject (without the bus prefix), inside tx, which must be the transaction of the state
@@ -75,6 +83,9 @@ func (w *Writer) Add(ctx context.Context, tx *gorm.DB, subject, eventType string
 	).Error
 	if err != nil {
 		return "", fmt.Errorf("outbox: add %s: %w", eventType, err)
+	}
+	if w.notify != nil {
+		w.notify()
 	}
 	return ev.ID, nil
 }

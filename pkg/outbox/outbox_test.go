@@ -160,6 +160,23 @@ var _ = Describe("an event written to the outbox", func() {
 		Eventually(effects(durable, id)).WithTimeout(5 * time.Second).Should(BeEquivalentTo(1))
 	})
 
+	It("goes out at once, not after the relay's interval, from a writer that notifies the relay", func() {
+		slow := outbox.NewRelay(db, bus, log, outbox.RelayConfig{Interval: time.Hour})
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() { done <- slow.Run(runCtx) }()
+		DeferCleanup(func() {
+			cancel()
+			Eventually(done).Should(Receive(BeNil()))
+		})
+		Eventually(unsent).Should(BeZero())
+		consume(bus, natsx.ConsumerSpec{Stream: stream, Durable: durable}, handler.handle)
+
+		id, err := createProject(ctx, outbox.NewWriter("content-svc").Notify(slow.Kick), subject, "p1", nil)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(effects(durable, id)).WithTimeout(2 * time.Second).Should(BeEquivalentTo(1))
+	})
+
 	It("is never published when its transaction rolls back", func() {
 		_, err := createProject(ctx, writer, subject, "p1", errors.New("validation failed"))
 		Expect(err).To(MatchError("validation failed"))

@@ -3,6 +3,7 @@
 //	benchagentteam seed    -dsn D -tasks N            one organization, team and member with N tasks
 //	benchagentteam token   -addr A -out F -subject S  serve a JWKS on A, write S's 24-hour user token to F
 //	benchagentteam targets -base U -token-file F ...  write vegeta targets for the board or for moves
+//	benchagentteam runs    -base U -token-file F -org O -team T -n N   runs through the queue, model stub answering at once
 //
 // seed prints shell assignments (BOARD_ORG_ID, BOARD_TEAM_ID, BOARD_MEMBER_ID, SEED_SECONDS) for
 // eval. It talks only to 127.0.0.1 and to the database it is given.
@@ -16,7 +17,7 @@ import (
 	"syscall"
 )
 
-const usage = "usage: benchagentteam seed|token|targets [flags]"
+const usage = "usage: benchagentteam seed|token|targets|runs [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -25,7 +26,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets}
+	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets, "runs": runs}
 	run, ok := commands[os.Args[1]]
 	if !ok {
 		fmt.Fprintln(os.Stderr, usage)

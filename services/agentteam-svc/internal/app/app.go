@@ -113,7 +113,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	skillHandler := skillapi.NewHandler(skills, a.syncer)
-	writer := outbox.NewWriter(events.SourceAgentteam)
+	// The relay publishes what every writer adds; a writer kicks it, so run wake-ups and events
+	// go out as their transactions commit, not on the relay's next poll.
+	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
+	writer := outbox.NewWriter(events.SourceAgentteam).Notify(a.relay.Kick)
 	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
 	boards := board.NewService(board.Deps{
 		Store: boardStore, Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore, Access: checker, NewID: newID, Now: now,
@@ -126,7 +129,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	if cfg.Runs.WorkerConcurrency > 0 {
-		a.workers = runWorker(cfg, log, a.db, a.bus, conns, mcp, a.memory, skills)
+		a.workers = runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, a.memory, skills)
 	}
 	connHandler := connapi.NewHandler(conns)
 	err = httpapi.Mount(a.server.Echo,
@@ -140,7 +143,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
 

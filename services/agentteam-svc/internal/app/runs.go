@@ -12,7 +12,6 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
-	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
@@ -77,22 +76,24 @@ func (s skillBriefs) Skills(ctx context.Context, organizationID string, keys []s
 
 // runWorker builds the agent-run worker with team memory and the skill library, and returns
 // the loops Run starts: the JetStream consumer of run wake-ups and the sweeper.
-func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, conns *connection.Service, mcp *mcpclient.Client,
+func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w *outbox.Writer, conns *connection.Service, mcp *mcpclient.Client,
 	memory runner.Memory, skills *library.Service) []func(context.Context) error {
 	modelOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
 	})
 	host, _ := os.Hostname()
-	w := runner.NewWorker(runner.Config{
+	worker := runner.NewWorker(runner.Config{
 		Lease: cfg.Runs.Lease, MaxAttempts: cfg.Runs.MaxAttempts, QueuedLimit: cfg.Runs.QueuedLimit, StaleAfter: cfg.Runs.StaleAfter,
 		Retry: runner.Retry{Retries: cfg.Runs.ModelRetries, Base: cfg.Runs.ModelRetryBase, Max: cfg.Runs.ModelRetryMax},
 	}, runner.Deps{
-		Store: store.NewRunWork(db, outbox.NewWriter(events.SourceAgentteam)), Connections: conns,
+		Store: store.NewRunWork(db, w), Connections: conns,
 		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: now,
 		Owner: host + "/" + newID(),
 	})
 	return []func(context.Context) error{
-		func(ctx context.Context) error { return bus.RunAgentRunWorker(ctx, b, w, cfg.Runs.WorkerConcurrency) },
-		func(ctx context.Context) error { return w.RunSweeper(ctx, cfg.Runs.SweepInterval) },
+		func(ctx context.Context) error {
+			return bus.RunAgentRunWorker(ctx, b, worker, cfg.Runs.WorkerConcurrency)
+		},
+		func(ctx context.Context) error { return worker.RunSweeper(ctx, cfg.Runs.SweepInterval) },
 	}
 }
