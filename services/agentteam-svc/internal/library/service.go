@@ -158,33 +158,33 @@ func (l *Library) require(ctx context.Context, memberID, organizationID string, 
 
 // List returns the shared items plus, with an organization (browse capability), its own, by
 // key and per key in resolution order; a page counts keys. An unknown visibility is ignored.
-func (l *Library) List(ctx context.Context, memberID, organizationID, role, visibility string, p Page) ([]Item, error) {
+// The stamp names the library state the page was read at: equal stamps of one query and page
+// mean equal pages, so a caller may keep what it made of a page while the stamp holds.
+func (l *Library) List(ctx context.Context, memberID, organizationID, role, visibility string, p Page) (items []Item, stamp string, err error) {
 	if organizationID != "" {
 		if err := l.require(ctx, memberID, organizationID, l.r.browse); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	q := Query{Kind: l.r.kind, OrganizationID: organizationID, Role: role}
 	q.Visibility, _ = ParseVisibility(visibility)
-	stamp, err := l.s.d.Store.Stamp(ctx, q.Kind, organizationID)
-	if err != nil {
-		return nil, err
+	if stamp, err = l.s.d.Store.Stamp(ctx, q.Kind, organizationID); err != nil {
+		return nil, "", err
 	}
 	at := listKey{q: q, p: p}
 	if items, ok := l.s.lists.get(at, stamp); ok {
-		return items, nil
+		return items, stamp, nil
 	}
 	keys, err := l.s.d.Store.Keys(ctx, q, p)
 	if err != nil || len(keys) == 0 {
-		return nil, err
+		return nil, stamp, err
 	}
-	items, err := l.s.d.Store.Items(ctx, q, keys, false)
-	if err != nil {
-		return nil, err
+	if items, err = l.s.d.Store.Items(ctx, q, keys, false); err != nil {
+		return nil, "", err
 	}
 	Order(items)
 	l.s.lists.put(at, stamp, items)
-	return items, nil
+	return items, stamp, nil
 }
 
 // Versions returns every version of key the organization sees, in resolution order (the first
