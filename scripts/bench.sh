@@ -29,7 +29,8 @@
 # served by e2e/cmd/benchagentteam, which seeds a team with BENCH_TASKS tasks and mints the
 # owner's token: the board read of that team, task moves (each changes the status), and agent
 # runs through the queue (e2e/cmd/benchagentteam runs: BENCH_RUNS runs, a local model stub
-# answering at once, so a run's queued-to-finished time is what the queue adds).
+# answering at once, so a run's queued-to-finished time is what the queue adds), and team memory
+# search (top 3) over BENCH_MEMORY_ENTRIES entries created through the API.
 #
 # identity: scripts/bench-identity.sh: API-key validate over 10,000 keys, login beside the
 # machine's argon2id limit, and token refresh.
@@ -41,6 +42,7 @@
 #   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB; 0 skips it)
 #   BENCH_TASKS         tasks on the benchmarked board (default 5000)
 #   BENCH_RUNS          agent runs queued through the worker (default 200)
+#   BENCH_MEMORY_ENTRIES  team memory entries searched (default 10000)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
@@ -259,6 +261,10 @@ bench_agentteam() {
 	attack agentteam-task-moves <"$OUT/agentteam-moves.targets"
 	"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
 		-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
+	log "seeding ${BENCH_MEMORY_ENTRIES:-10000} memory entries through the API"
+	"$OUT/benchagentteam" memory -base "http://$addr" -token-file "$OUT/agentteam.token" -team "$BOARD_TEAM_ID" \
+		-n "${BENCH_MEMORY_ENTRIES:-10000}" -out "$OUT/agentteam-memory.targets"
+	attack agentteam-memory-search <"$OUT/agentteam-memory.targets"
 }
 
 bench_identity() {

@@ -4,6 +4,7 @@
 //	benchagentteam token   -addr A -out F -subject S  serve a JWKS on A, write S's 24-hour user token to F
 //	benchagentteam targets -base U -token-file F ...  write vegeta targets for the board or for moves
 //	benchagentteam runs    -base U -token-file F -org O -team T -n N   runs through the queue, model stub answering at once
+//	benchagentteam memory  -base U -token-file F -team T -n N -out F   seed N memory entries, write search targets
 //
 // seed prints shell assignments (BOARD_ORG_ID, BOARD_TEAM_ID, BOARD_MEMBER_ID, SEED_SECONDS) for
 // eval. It talks only to 127.0.0.1 and to the database it is given.
@@ -17,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = "usage: benchagentteam seed|token|targets|runs [flags]"
+const usage = "usage: benchagentteam seed|token|targets|runs|memory [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -26,7 +27,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets, "runs": runs}
+	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets, "runs": runs, "memory": memory}
 	run, ok := commands[os.Args[1]]
 	if !ok {
 		fmt.Fprintln(os.Stderr, usage)
