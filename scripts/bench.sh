@@ -29,8 +29,10 @@
 # served by e2e/cmd/benchagentteam, which seeds a team with BENCH_TASKS tasks and mints the
 # owner's token: the board read of that team, task moves (each changes the status), and agent
 # runs through the queue (e2e/cmd/benchagentteam runs: BENCH_RUNS runs, a local model stub
-# answering at once, so a run's queued-to-finished time is what the queue adds), and team memory
-# search (top 3) over BENCH_MEMORY_ENTRIES entries created through the API.
+# answering at once, so a run's queued-to-finished time is what the queue adds), team memory
+# search (top 3) over BENCH_MEMORY_ENTRIES entries created through the API, the skill list of
+# that organization with 2,000 own and 500 shared skills (services/agentteam-svc/cmd/skillbench
+# seed), and the indexing throughput of a 1,000-file Git source (skillbench index).
 #
 # identity: scripts/bench-identity.sh: API-key validate over 10,000 keys, login beside the
 # machine's argon2id limit, and token refresh.
@@ -233,7 +235,8 @@ bench_agentteam() {
 	command -v psql >/dev/null || die "psql is missing"
 	log "building agentteam-svc and e2e/cmd/benchagentteam"
 	(cd "$REPO" && go build -o "$OUT/agentteam-svc" ./services/agentteam-svc/cmd/agentteam-svc &&
-		go build -o "$OUT/benchagentteam" ./e2e/cmd/benchagentteam)
+		go build -o "$OUT/benchagentteam" ./e2e/cmd/benchagentteam &&
+		go build -o "$OUT/skillbench" ./services/agentteam-svc/cmd/skillbench)
 	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
 		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 
@@ -244,6 +247,10 @@ bench_agentteam() {
 	local seed_vars
 	seed_vars="$("$OUT/benchagentteam" seed -dsn "$dsn" -tasks "$tasks")"
 	eval "$seed_vars"
+	log "seeding 2,000 own and 500 shared skills"
+	"$OUT/skillbench" seed -dsn "$dsn" -org "$BOARD_ORG_ID" -member "$BOARD_MEMBER_ID" >"$OUT/skillbench-seed.log" 2>&1 ||
+		die "skill seed: $(tail -n 20 "$OUT/skillbench-seed.log")"
+	psql -qX -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM ANALYZE library_items"
 	start agentteam-jwks "$jwks" "http://$jwks/.well-known/jwks.json" \
 		"$OUT/benchagentteam" token -addr "$jwks" -out "$OUT/agentteam.token" -subject "$BOARD_MEMBER_ID"
 	start agentteam-svc "$addr" "http://$addr/readyz" "$OUT/agentteam-svc" serve
@@ -259,6 +266,10 @@ bench_agentteam() {
 	done
 	attack agentteam-board-read <"$OUT/agentteam-board.targets"
 	attack agentteam-task-moves <"$OUT/agentteam-moves.targets"
+	ATTACK_FLAGS=(-header "Authorization: Bearer $(cat "$OUT/agentteam.token")")
+	attack agentteam-skill-list "GET http://$addr/api/skills?organizationId=$BOARD_ORG_ID"
+	ATTACK_FLAGS=()
+	echo "agentteam-skill-indexing: $("$OUT/skillbench" index -dsn "$dsn" -files 1000) (goal 200 files/s)"
 	"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
 		-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
 	log "seeding ${BENCH_MEMORY_ENTRIES:-10000} memory entries through the API"

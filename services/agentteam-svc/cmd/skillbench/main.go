@@ -1,7 +1,8 @@
 // Command skillbench seeds and measures the skill library against a PostgreSQL database:
 //
 //	skillbench seed  -dsn URL [-org ID] [-member ID] [-own 2000] [-shared 500]
-//	    migrates the database, creates the organization with the member as its Owner, and stores
+//	    migrates the database, creates the organization with the member as its Owner (or uses
+//	    the existing one), and stores
 //	    the organization's own skills and shared skills (Published, with embeddings); prints the
 //	    organization and member ids for a list benchmark (GET /api/skills?organizationId=...).
 //	skillbench index -dsn URL [-files 1000]
@@ -25,6 +26,7 @@ import (
 	"github.com/google/uuid"
 	"gorm.io/gorm"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
@@ -97,7 +99,13 @@ func seed(ctx context.Context, db *gorm.DB, log *slog.Logger, orgID, memberID st
 	orgs := store.NewOrgs(db)
 	o := org.Organization{ID: orgID, Name: "Skill bench", CreatedAt: now}
 	owner := org.Membership{OrganizationID: orgID, MemberID: memberID, Role: access.Owner, CreatedAt: now}
-	if err := orgs.CreateOrganization(ctx, o, owner, audit.New(orgID, memberID, "organization.created", "Organization", orgID, o.Name)); err != nil {
+	// An existing organization (the board benchmark's) is used as it is, with its members.
+	if _, err := orgs.Organization(ctx, orgID); apperr.Is(err, apperr.NotFound) {
+		err = orgs.CreateOrganization(ctx, o, owner, audit.New(orgID, memberID, "organization.created", "Organization", orgID, o.Name))
+		if err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	svc := newService(db, log, nil)
