@@ -183,11 +183,11 @@ func newID() string { return uuid.Must(uuid.NewV7()).String() }
 func now() time.Time { return time.Now().UTC() }
 
 // ensureStreams creates or updates the named streams of the event catalogue, the ones this
-// service publishes into.
+// service publishes into, under the retention limits and replicas of the NATS configuration.
 func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
 	for _, s := range events.Streams() {
 		if slices.Contains(names, s.Name) {
-			if err := bus.EnsureStream(ctx, natsx.StreamSpec{Name: s.Name, Subjects: s.Subjects}); err != nil {
+			if err := bus.EnsureStream(ctx, bus.StreamSpec(s.Name, s.Subjects, s.Jobs)); err != nil {
 				return err
 			}
 		}
