@@ -7,8 +7,6 @@ import (
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-
-	"github.com/motionstudio/platform/pkg/testkit"
 )
 
 var _ = Describe("module pings", func() {
@@ -28,7 +26,6 @@ var _ = Describe("the cartable", func() {
 	var member, team string
 
 	BeforeEach(func() {
-		testkit.Truncate(db)
 		member = uuid.NewString()
 		org := uuid.NewString()
 		team = uuid.NewString()

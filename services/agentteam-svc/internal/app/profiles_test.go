@@ -23,13 +23,6 @@ func profileDoc(profileKey, version string, published bool) string {
 
 func profiles(r testkit.Response) []skillRow { return skills(r) }
 
-// seedProfiles makes sure the seeded profiles exist: an app seeds them at start-up, and a spec
-// of another area truncates the suite's tables.
-func seedProfiles() {
-	GinkgoHelper()
-	startApp(func(*config.Config) {})
-}
-
 var _ = Describe("the seeded agent profiles", func() {
 	It("offers product owner, QA and backend as free shared Published profiles, seeded once even when replicas start together", func() {
 		var wg sync.WaitGroup
@@ -54,7 +47,6 @@ var _ = Describe("the seeded agent profiles", func() {
 
 var _ = Describe("configuring an agent with an agent profile", func() {
 	It("makes the resolved profile's body the agent's persona and records its version", func() {
-		seedProfiles()
 		c := newCrew()
 		seatID := newSeat(c, newTeam(c), "QA")
 		r := client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{
@@ -78,7 +70,6 @@ var _ = Describe("configuring an agent with an agent profile", func() {
 	})
 
 	It("answers Agent profile not found. for an unknown profile or version", func() {
-		seedProfiles()
 		c := newCrew()
 		seatID := newSeat(c, newTeam(c), "QA")
 		for _, body := range []map[string]any{
@@ -99,7 +90,6 @@ var _ = Describe("agent profiles", func() {
 	}
 
 	It("uploads, lists, forks, publishes, lists on the marketplace, installs once and unpublishes, with audit records", func() {
-		seedProfiles()
 		c, buyer := newCrew(), newCrew()
 		k := key("reviewer")
 		r := upload(c.TeamOwner.Token, c.OrgID, profileDoc(k, "1.0", true))
