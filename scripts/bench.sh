@@ -240,8 +240,10 @@ bench_agentteam() {
 	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
 		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 
+	# Its own profile address: the content block's service may still be listening on its own.
+	PPROF="127.0.0.1:18194"
 	export HTTP_ADDR="$addr" DATABASE_URL="$dsn" NATS_SUBJECT_PREFIX="bench_agentteam" \
-		JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn OUTBOUND_ALLOW_LOOPBACK=true
+		JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn OUTBOUND_ALLOW_LOOPBACK=true HTTP_PPROF_ADDR="$PPROF"
 	"$OUT/agentteam-svc" migrate >"$OUT/agentteam-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/agentteam-migrate.log")"
 	log "seeding a board of $tasks tasks"
 	local seed_vars
@@ -276,6 +278,7 @@ bench_agentteam() {
 	"$OUT/benchagentteam" memory -base "http://$addr" -token-file "$OUT/agentteam.token" -team "$BOARD_TEAM_ID" \
 		-n "${BENCH_MEMORY_ENTRIES:-10000}" -out "$OUT/agentteam-memory.targets"
 	attack agentteam-memory-search <"$OUT/agentteam-memory.targets"
+	PPROF=
 }
 
 bench_identity() {
