@@ -9,6 +9,7 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 )
 
 // GetPerformance answers the work per assignee.
@@ -17,7 +18,7 @@ func (h *Handler) GetPerformance(c echo.Context, params GetPerformanceParams) er
 	if err != nil {
 		return err
 	}
-	p, err := h.board.Performance(c.Request().Context(), member, params.OrganizationId.String(), optionalString(params.TeamId))
+	p, err := h.board.Performance(c.Request().Context(), member, params.OrganizationId.String(), ids.OptionalString(params.TeamId))
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func toAuditRecord(e audit.Entry) AuditRecord {
 		Id: uuid.MustParse(e.ID), Action: e.Action, EntityType: e.EntityType, EntityId: e.EntityID, Detail: e.Detail, CreatedAt: e.CreatedAt,
 	}
 	if e.MemberID != "" {
-		out.MemberId = optionalUUID(&e.MemberID)
+		out.MemberId = ids.Optional(&e.MemberID)
 	}
 	return out
 }

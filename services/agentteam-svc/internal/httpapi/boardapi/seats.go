@@ -10,6 +10,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 )
 
@@ -94,7 +95,7 @@ func toAgentConfig(req ConfigureAgentRequest) (seat.AgentConfig, error) {
 	}
 	return seat.AgentConfig{
 		Name: deref(req.Name), Monogram: deref(req.Monogram), Autonomy: deref(req.Autonomy), APIConfigID: apiConfig,
-		Persona: deref(req.Persona), FallbackAPIConfigID: optionalString(req.FallbackApiConfigId),
+		Persona: deref(req.Persona), FallbackAPIConfigID: ids.OptionalString(req.FallbackApiConfigId),
 		SkillKeys: derefList(req.SkillKeys), Docs: derefList(req.Docs), MCPServerIDs: mcp,
 		AgentProfileKey: req.AgentProfileKey, AgentProfileVersion: req.AgentProfileVersion, MonthlyTokenBudget: req.MonthlyTokenBudget,
 	}, nil
@@ -103,14 +104,14 @@ func toAgentConfig(req ConfigureAgentRequest) (seat.AgentConfig, error) {
 func toSeat(s seat.Seat) Seat {
 	return Seat{
 		Id: uuid.MustParse(s.ID), TeamId: uuid.MustParse(s.TeamID), RoleName: s.RoleName, State: SeatState(s.State),
-		MemberId: optionalUUID(s.MemberID), AgentId: optionalUUID(s.AgentID), CreatedAt: s.CreatedAt,
+		MemberId: ids.Optional(s.MemberID), AgentId: ids.Optional(s.AgentID), CreatedAt: s.CreatedAt,
 	}
 }
 
 func toAgent(a seat.Agent) Agent {
 	return Agent{
 		Id: uuid.MustParse(a.ID), SeatId: uuid.MustParse(a.SeatID), Name: a.Name, Monogram: a.Monogram, Autonomy: a.Autonomy,
-		ApiConfigId: uuid.MustParse(a.APIConfigID), FallbackApiConfigId: optionalUUID(a.FallbackAPIConfigID),
+		ApiConfigId: uuid.MustParse(a.APIConfigID), FallbackApiConfigId: ids.Optional(a.FallbackAPIConfigID),
 		SkillKeys: a.SkillKeys, Docs: a.Docs, Persona: a.Persona, McpServerIds: mapAll(a.MCPServerIDs, uuid.MustParse),
 		AgentProfileKey: a.AgentProfileKey, AgentProfileVersion: a.AgentProfileVersion, MonthlyTokenBudget: a.MonthlyTokenBudget,
 		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,

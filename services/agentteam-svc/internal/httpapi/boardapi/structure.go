@@ -10,6 +10,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 )
 
 // CreateDivision creates a division.
@@ -54,7 +55,7 @@ func (h *Handler) CreateProduct(c echo.Context) error {
 	}
 	np := board.NewProduct{
 		OrganizationID: req.OrganizationId.String(), Name: deref(req.Name), Kind: deref(req.Kind), Identity: deref(req.Identity),
-		DivisionID: optionalString(req.DivisionId),
+		DivisionID: ids.OptionalString(req.DivisionId),
 	}
 	p, err := h.board.CreateProduct(c.Request().Context(), member, np)
 	if err != nil {
@@ -116,7 +117,7 @@ func (h *Handler) CreateTeam(c echo.Context) error {
 	if err := httpx.Bind(c, &req); err != nil {
 		return err
 	}
-	t, err := h.board.CreateTeam(c.Request().Context(), member, req.OrganizationId.String(), deref(req.Name), optionalString(req.ProductId))
+	t, err := h.board.CreateTeam(c.Request().Context(), member, req.OrganizationId.String(), deref(req.Name), ids.OptionalString(req.ProductId))
 	if err != nil {
 		return err
 	}
@@ -142,7 +143,7 @@ func toDivision(d board.Division) Division {
 
 func toProduct(p board.Product) Product {
 	return Product{
-		Id: uuid.MustParse(p.ID), OrganizationId: uuid.MustParse(p.OrganizationID), DivisionId: optionalUUID(p.DivisionID),
+		Id: uuid.MustParse(p.ID), OrganizationId: uuid.MustParse(p.OrganizationID), DivisionId: ids.Optional(p.DivisionID),
 		Name: p.Name, Kind: ProductKind(p.Kind), Identity: p.Identity, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 }
@@ -154,6 +155,6 @@ func toProductIdentity(p board.Product) ProductIdentity {
 func toTeam(t board.Team) Team {
 	return Team{
 		Id: uuid.MustParse(t.ID), OrganizationId: uuid.MustParse(t.OrganizationID), Name: t.Name,
-		ProductId: optionalUUID(t.ProductID), CreatedAt: t.CreatedAt,
+		ProductId: ids.Optional(t.ProductID), CreatedAt: t.CreatedAt,
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 )
 
 // GetCartable answers the caller's assigned tasks.
@@ -133,8 +134,8 @@ func toWorkItem(w board.WorkItem) WorkItem {
 		Type:         w.Type,
 		Status:       WorkItemStatus(w.Status),
 		AssigneeKind: (*WorkItemAssigneeKind)(w.AssigneeKind),
-		AssigneeId:   optionalUUID(w.AssigneeID),
-		ParentId:     optionalUUID(w.ParentID),
+		AssigneeId:   ids.Optional(w.AssigneeID),
+		ParentId:     ids.Optional(w.ParentID),
 		CreatedAt:    w.CreatedAt,
 		UpdatedAt:    w.UpdatedAt,
 	}

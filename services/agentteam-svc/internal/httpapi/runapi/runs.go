@@ -9,6 +9,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
 
@@ -48,7 +49,7 @@ func (h *Handler) ListRuns(c echo.Context, params ListRunsParams) error {
 	if err != nil {
 		return err
 	}
-	list, err := h.runs.List(c.Request().Context(), member, optionalString(params.WorkItemId), optionalString(params.SeatId), p)
+	list, err := h.runs.List(c.Request().Context(), member, ids.OptionalString(params.WorkItemId), ids.OptionalString(params.SeatId), p)
 	if err != nil {
 		return err
 	}
@@ -79,25 +80,9 @@ func toAgentRun(r run.Run) AgentRun {
 	}
 	return AgentRun{
 		Id: uuid.MustParse(r.ID), SeatId: uuid.MustParse(r.SeatID), WorkItemId: uuid.MustParse(r.WorkItemID),
-		AgentId: optionalUUID(r.AgentID), Status: AgentRunStatus(r.Status), ActionType: r.ActionType, ActionRisk: r.ActionRisk,
+		AgentId: ids.Optional(r.AgentID), Status: AgentRunStatus(r.Status), ActionType: r.ActionType, ActionRisk: r.ActionRisk,
 		Prompt: r.Prompt, Output: r.Output, Error: r.Error, ErrorCode: r.ErrorCode, Attempts: r.Attempts,
-		ConnectionId: optionalUUID(r.ConnectionID), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
+		ConnectionId: ids.Optional(r.ConnectionID), PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
 		SkippedMcpServers: skipped, CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt,
 	}
-}
-
-func optionalUUID(s *string) *openapi_types.UUID {
-	if s == nil {
-		return nil
-	}
-	u := uuid.MustParse(*s)
-	return &u
-}
-
-func optionalString(u *openapi_types.UUID) *string {
-	if u == nil {
-		return nil
-	}
-	s := u.String()
-	return &s
 }
