@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -38,6 +40,9 @@ type platform struct {
 	ClientID     string   `json:"client_id"`
 	ClientSecret string   `json:"client_secret"`
 	Issuer       string   `json:"issuer"`
+	// ScanDir holds each process's secrets and admin-CLI logs for the secret scan
+	// (secretscan_test.go).
+	ScanDir string `json:"scan_dir"`
 }
 
 var p platform
@@ -66,6 +71,11 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	seed := make([]byte, ed25519.SeedSize)
 	_, _ = rand.Read(seed)
 	secret := base64.RawURLEncoding.EncodeToString(seed[:24])
+	secrets.add("client_secret", secret)
+	secrets.add("signing key", base64.StdEncoding.EncodeToString(seed))
+	scanDir, err := os.MkdirTemp("", "e2e-secret-scan-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, scanDir)
 	ports := freePorts(3)
 	identityURL := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
 
@@ -77,6 +87,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		"JWT_ISSUER=" + issuer,
 		"JWKS_URL=" + identityURL + "/.well-known/jwks.json",
 		"LOG_LEVEL=debug",
+		// No load balancer watches these processes: stopping them need not wait for one.
+		"HTTP_SHUTDOWN_DELAY=0s",
 		"PATH=/usr/bin:/bin",
 	}
 	identityEnv := append([]string{
@@ -114,6 +126,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		ClientID:     serviceClientID,
 		ClientSecret: secret,
 		Issuer:       issuer,
+		ScanDir:      scanDir,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	for _, u := range []string{identityURL, fmt.Sprintf("http://127.0.0.1:%d", ports[1]), fmt.Sprintf("http://127.0.0.1:%d", ports[2])} {
@@ -125,12 +138,14 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(json.Unmarshal(data, &p)).To(Succeed())
 })
 
-// start runs `<bin> serve` with env and stops it (SIGTERM, then wait) when the suite ends.
+// start runs `<bin> serve` with env and stops it (SIGTERM, then wait) when the suite ends; its
+// output stays in serviceSessions for the secret scan.
 func start(bin string, env []string) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = env
 	session, err := gexec.Start(cmd, GinkgoWriter, GinkgoWriter)
 	Expect(err).NotTo(HaveOccurred())
+	serviceSessions[filepath.Base(bin)] = session
 	DeferCleanup(func() {
 		session.Terminate()
 		Eventually(session).WithTimeout(30*time.Second).Should(gexec.Exit(0), "%s shuts down cleanly on SIGTERM", bin)

@@ -12,6 +12,7 @@ package events
 
 import (
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -49,12 +50,25 @@ const (
 	SubjectWebhookDeliveryJob = "jobs.identity.webhook.deliver"
 )
 
+// Services of the platform, the producers and consumers of the catalogue.
+const (
+	ServiceIdentity  = "identity-svc"
+	ServiceContent   = "content-svc"
+	ServiceAgentteam = "agentteam-svc"
+)
+
+// sourcePrefix turns a service name into its CloudEvents source.
+const sourcePrefix = "motionstudio/"
+
 // Sources are the CloudEvents sources (ce-source) of the producing services.
 const (
-	SourceIdentity  = "motionstudio/identity-svc"
-	SourceContent   = "motionstudio/content-svc"
-	SourceAgentteam = "motionstudio/agentteam-svc"
+	SourceIdentity  = sourcePrefix + ServiceIdentity
+	SourceContent   = sourcePrefix + ServiceContent
+	SourceAgentteam = sourcePrefix + ServiceAgentteam
 )
+
+// Services returns the platform's services in a stable order.
+func Services() []string { return []string{ServiceIdentity, ServiceContent, ServiceAgentteam} }
 
 // Kind tells an event, which records a fact, from a job, which wakes a worker.
 type Kind string
@@ -75,8 +89,25 @@ type Entry struct {
 	// WebhookEvent is the name tenants subscribe to for this event, or empty
 	// when the subject is not delivered to webhooks.
 	WebhookEvent string
+	// Concern says which tenant or organization the subject's events concern.
+	Concern Concern
 	// New returns an empty payload message for the subject.
 	New func() proto.Message
+}
+
+// Producer is the service that publishes on the entry's subject.
+func (e Entry) Producer() string { return strings.TrimPrefix(e.Source, sourcePrefix) }
+
+// MessageName is the full name of the entry's proto message, such as
+// "motionstudio.identity.v1.UserRegistered".
+func (e Entry) MessageName() string { return string(e.New().ProtoReflect().Descriptor().FullName()) }
+
+// DataSchema is the CloudEvents dataschema (ce-dataschema) of the entry's
+// events: the payload schema in the producer's AsyncAPI document, named by the
+// document's id and a JSON pointer, such as
+// "urn:motionstudio:asyncapi:identity-svc#/components/schemas/motionstudio.identity.v1.UserRegistered".
+func (e Entry) DataSchema() string {
+	return DocumentID(e.Producer()) + "#/components/schemas/" + e.MessageName()
 }
 
 // Catalogue returns every subject the platform publishes, events first, in a
@@ -84,28 +115,28 @@ type Entry struct {
 // change it.
 func Catalogue() []Entry {
 	return []Entry{
-		{SubjectSvgPreviewGenerated, KindEvent, SourceContent, "", newOf[contentv1.SvgPreviewGenerated]},
+		{SubjectSvgPreviewGenerated, KindEvent, SourceContent, "", ConcernRequesterTenant, newOf[contentv1.SvgPreviewGenerated]},
 
-		{SubjectUserRegistered, KindEvent, SourceIdentity, "user.registered", newOf[identityv1.UserRegistered]},
-		{SubjectUserBanned, KindEvent, SourceIdentity, "user.banned", newOf[identityv1.UserBanned]},
-		{SubjectPaymentConfirmed, KindEvent, SourceIdentity, "payment.confirmed", newOf[identityv1.PaymentConfirmed]},
-		{SubjectPaymentFailed, KindEvent, SourceIdentity, "payment.failed", newOf[identityv1.PaymentFailed]},
-		{SubjectPaymentRefunded, KindEvent, SourceIdentity, "payment.refunded", newOf[identityv1.PaymentRefunded]},
-		{SubjectApiKeyCreated, KindEvent, SourceIdentity, "api_key.created", newOf[identityv1.ApiKeyCreated]},
-		{SubjectApiKeyRevoked, KindEvent, SourceIdentity, "api_key.revoked", newOf[identityv1.ApiKeyRevoked]},
-		{SubjectTenantUpdated, KindEvent, SourceIdentity, "tenant.updated", newOf[identityv1.TenantUpdated]},
-		{SubjectTenantDomainVerified, KindEvent, SourceIdentity, "tenant.domain_verified", newOf[identityv1.TenantDomainVerified]},
-		{SubjectPlanActivated, KindEvent, SourceIdentity, "plan.activated", newOf[identityv1.PlanActivated]},
-		{SubjectQuestCompleted, KindEvent, SourceIdentity, "quest.completed", newOf[identityv1.QuestCompleted]},
-		{SubjectSessionRevoked, KindEvent, SourceIdentity, "", newOf[identityv1.SessionRevoked]},
+		{SubjectUserRegistered, KindEvent, SourceIdentity, "user.registered", ConcernTenant, newOf[identityv1.UserRegistered]},
+		{SubjectUserBanned, KindEvent, SourceIdentity, "user.banned", ConcernTenant, newOf[identityv1.UserBanned]},
+		{SubjectPaymentConfirmed, KindEvent, SourceIdentity, "payment.confirmed", ConcernTenant, newOf[identityv1.PaymentConfirmed]},
+		{SubjectPaymentFailed, KindEvent, SourceIdentity, "payment.failed", ConcernTenant, newOf[identityv1.PaymentFailed]},
+		{SubjectPaymentRefunded, KindEvent, SourceIdentity, "payment.refunded", ConcernTenant, newOf[identityv1.PaymentRefunded]},
+		{SubjectApiKeyCreated, KindEvent, SourceIdentity, "api_key.created", ConcernTenant, newOf[identityv1.ApiKeyCreated]},
+		{SubjectApiKeyRevoked, KindEvent, SourceIdentity, "api_key.revoked", ConcernTenant, newOf[identityv1.ApiKeyRevoked]},
+		{SubjectTenantUpdated, KindEvent, SourceIdentity, "tenant.updated", ConcernTenant, newOf[identityv1.TenantUpdated]},
+		{SubjectTenantDomainVerified, KindEvent, SourceIdentity, "tenant.domain_verified", ConcernTenant, newOf[identityv1.TenantDomainVerified]},
+		{SubjectPlanActivated, KindEvent, SourceIdentity, "plan.activated", ConcernTenant, newOf[identityv1.PlanActivated]},
+		{SubjectQuestCompleted, KindEvent, SourceIdentity, "quest.completed", ConcernTenant, newOf[identityv1.QuestCompleted]},
+		{SubjectSessionRevoked, KindEvent, SourceIdentity, "", ConcernTenant, newOf[identityv1.SessionRevoked]},
 
-		{SubjectTaskMoved, KindEvent, SourceAgentteam, "", newOf[agentteamv1.TaskMoved]},
-		{SubjectRunCompleted, KindEvent, SourceAgentteam, "", newOf[agentteamv1.RunCompleted]},
-		{SubjectRunFailed, KindEvent, SourceAgentteam, "", newOf[agentteamv1.RunFailed]},
+		{SubjectTaskMoved, KindEvent, SourceAgentteam, "", ConcernOrganization, newOf[agentteamv1.TaskMoved]},
+		{SubjectRunCompleted, KindEvent, SourceAgentteam, "", ConcernOrganization, newOf[agentteamv1.RunCompleted]},
+		{SubjectRunFailed, KindEvent, SourceAgentteam, "", ConcernOrganization, newOf[agentteamv1.RunFailed]},
 
-		{SubjectSvgPreviewJob, KindJob, SourceContent, "", newOf[contentv1.SvgPreviewJob]},
-		{SubjectAgentRunJob, KindJob, SourceAgentteam, "", newOf[agentteamv1.AgentRunJob]},
-		{SubjectWebhookDeliveryJob, KindJob, SourceIdentity, "", newOf[identityv1.WebhookDeliveryJob]},
+		{SubjectSvgPreviewJob, KindJob, SourceContent, "", ConcernRequesterTenant, newOf[contentv1.SvgPreviewJob]},
+		{SubjectAgentRunJob, KindJob, SourceAgentteam, "", ConcernOrganization, newOf[agentteamv1.AgentRunJob]},
+		{SubjectWebhookDeliveryJob, KindJob, SourceIdentity, "", ConcernTenant, newOf[identityv1.WebhookDeliveryJob]},
 	}
 }
 

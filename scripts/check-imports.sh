@@ -42,7 +42,7 @@ awk -v root="$ROOT" '
 # elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain;
 # internal/gitsource reads the shared skill source with go-git; mcpclient, its test server
 # mcptest and modelclient call MCP servers and model endpoints).
-ADAPTERS="app config store httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource mcpclient mcptest modelclient"
+ADAPTERS="app config store cache httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource mcpclient mcptest modelclient"
 # PURE lists the import path prefixes of third-party helpers without I/O a domain may use (the
 # YAML decoder parses skill documents in internal/library).
 PURE="github.com/google/uuid golang.org/x/image/ go.yaml.in/yaml/v3"

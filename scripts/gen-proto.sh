@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# gen-proto.sh regenerates the Go code of the event schemas in proto-events/.
+# gen-proto.sh regenerates the Go code of the event schemas in proto-events/, and the
+# services' AsyncAPI documents (proto-events/asyncapi/<service>.json) from the catalogue and the
+# .proto sources (proto-events/cmd/asyncapigen).
 #
 # It installs protoc (Debian's protobuf-compiler) when missing, installs
 # protoc-gen-go into <repo>/.bin at the google.golang.org/protobuf version that
@@ -120,6 +122,7 @@ main() {
 		--plugin=protoc-gen-go="$bin_dir/protoc-gen-go" \
 		--go_out="$out" \
 		--go_opt=module="$module_path" \
+		--include_imports --include_source_info --descriptor_set_out="$out/descriptors.binpb" \
 		"${files[@]}")
 
 	# Only generated files are replaced: the hand-written doc.go of each
@@ -132,6 +135,10 @@ main() {
 	done
 	find "$module_dir/gen" -mindepth 1 -type d -empty -delete
 	log "generated $(find "$module_dir/gen" -name '*.pb.go' | wc -l) files in proto-events/gen"
+
+	# The generator compiles against the code just written, so it runs last.
+	(cd "$repo" && go run ./proto-events/cmd/asyncapigen -descriptors "$out/descriptors.binpb" -out "$module_dir/asyncapi")
+	log "generated the AsyncAPI documents in proto-events/asyncapi"
 }
 
 main "$@"

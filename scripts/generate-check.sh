@@ -9,8 +9,9 @@ cd "$REPO"
 marker='^// Code generated .*DO NOT EDIT'
 
 mapfile -t tracked < <(git grep --cached -l -E "$marker" -- '*.go' || true)
-# Generated documents (docs/configuration.md from e2e/cmd/envdoc) are checked the same way.
-tracked+=(docs/configuration.md)
+# Generated documents (docs/configuration.md from e2e/cmd/envdoc, the AsyncAPI documents from
+# scripts/gen-proto.sh) are checked the same way.
+tracked+=(docs/configuration.md proto-events/asyncapi)
 status=0
 if ((${#tracked[@]} > 0)); then
 	if ! git diff --exit-code --stat -- "${tracked[@]}"; then
@@ -22,7 +23,7 @@ fi
 
 mapfile -t untracked < <(git ls-files --others --exclude-standard -- '*.go' | while read -r f; do
 	grep -l -E "$marker" "$f" 2>/dev/null || true
-done)
+done; git ls-files --others --exclude-standard -- proto-events/asyncapi)
 if ((${#untracked[@]} > 0)); then
 	echo "generate-check: generated files that are not committed:" >&2
 	printf '  %s\n' "${untracked[@]}" >&2

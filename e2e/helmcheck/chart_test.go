@@ -3,7 +3,9 @@ package helmcheck_test
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -123,6 +125,48 @@ var _ = Describe("the rendered Helm chart", func() {
 				for _, probe := range []*corev1.Probe{c.LivenessProbe, c.ReadinessProbe, c.StartupProbe} {
 					Expect(probe.HTTPGet.Port.String()).To(Equal(c.Ports[0].Name), where)
 				}
+			}
+		}
+	})
+
+	It("lets every pod drain: a preStop sleep, then a grace period longer than the service's shutdown", func() {
+		for file, objects := range charts {
+			configMaps := map[string]*corev1.ConfigMap{}
+			for _, cm := range typed[*corev1.ConfigMap](objects) {
+				configMaps[cm.Name] = cm
+			}
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				where := fmt.Sprintf("%s %s", file, d.Name)
+				pod := d.Spec.Template.Spec
+				c := pod.Containers[0]
+				Expect(c.Lifecycle).NotTo(BeNil(), where)
+				Expect(c.Lifecycle.PreStop).NotTo(BeNil(), where)
+				Expect(c.Lifecycle.PreStop.Exec).To(BeNil(), "%s: distroless images have no shell to exec", where)
+				Expect(c.Lifecycle.PreStop.Sleep).NotTo(BeNil(), where)
+				preStop := time.Duration(c.Lifecycle.PreStop.Sleep.Seconds) * time.Second
+				Expect(preStop).To(BeNumerically(">", 0), where)
+
+				env := map[string]string{}
+				for _, ref := range c.EnvFrom {
+					if ref.ConfigMapRef != nil {
+						Expect(configMaps).To(HaveKey(ref.ConfigMapRef.Name), where)
+						maps.Copy(env, configMaps[ref.ConfigMapRef.Name].Data)
+					}
+				}
+				duration := func(name string) time.Duration {
+					GinkgoHelper()
+					Expect(env).To(HaveKey(name), where)
+					v, err := time.ParseDuration(env[name])
+					Expect(err).NotTo(HaveOccurred(), "%s %s", where, name)
+					return v
+				}
+				delay, timeout, grace := duration("HTTP_SHUTDOWN_DELAY"), duration("HTTP_SHUTDOWN_TIMEOUT"), duration("NATS_SHUTDOWN_GRACE")
+				Expect(delay).To(BeNumerically(">", 0), where)
+				Expect(pod.TerminationGracePeriodSeconds).NotTo(BeNil(), where)
+				period := time.Duration(*pod.TerminationGracePeriodSeconds) * time.Second
+				Expect(period).To(BeNumerically(">", preStop+max(delay+timeout, grace)),
+					"%s: terminationGracePeriodSeconds covers preStop %s + delay %s + timeout %s (consumer grace %s)",
+					where, preStop, delay, timeout, grace)
 			}
 		}
 	})

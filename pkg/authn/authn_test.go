@@ -16,6 +16,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/lestrrat-go/jwx/v2/jwa"
+	"github.com/lestrrat-go/jwx/v2/jwk"
+	"github.com/lestrrat-go/jwx/v2/jwt"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -404,6 +407,37 @@ var _ = Describe("signing and verifying without HTTP", func() {
 		}).WithTimeout(45 * time.Second).WithPolling(500 * time.Millisecond).Should(MatchError(ContainSubstring("expired")))
 	})
 
+	It("signs exactly the token jwx signs for the same claims and key", func() {
+		_, key, err := ed25519.GenerateKey(rand.Reader)
+		Expect(err).NotTo(HaveOccurred())
+		kid := "k1 <&>"
+		signer, err := authn.NewSigner(key, kid, "https://identity.example/")
+		Expect(err).NotTo(HaveOccurred())
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example/")
+		now := time.Now()
+		for i, c := range []authn.Claims{
+			{Subject: uuid.NewString(), TenantID: uuid.NewString(), SessionID: uuid.NewString(), TokenUse: authn.TokenUseAccess},
+			{Subject: "u", TenantID: "t", SessionID: "s", Admin: true, TenantAdmin: true, TokenUse: authn.TokenUseAccess},
+			{Subject: "u", TenantAdmin: true, TokenUse: authn.TokenUseAccess},
+			{Subject: "service:content", TokenUse: authn.TokenUseService, Scopes: []string{"content:read", "content:write"}},
+			{Subject: `a"quote\back<lt>gt&amp` + "\x01\tü€😀\u2028\xff", TenantID: "</script>", TokenUse: authn.TokenUseService, Scopes: []string{"<", "&"}},
+			{Subject: "u", TokenUse: authn.TokenUseAccess, Issuer: "other-issuer", ID: "fixed-id"},
+		} {
+			c.IssuedAt, c.ExpiresAt = now.Add(time.Duration(i)*time.Millisecond), now.Add(time.Hour+time.Duration(i)*time.Second)
+			if c.ID == "" {
+				c.ID = uuid.NewString()
+			}
+			token, err := signer.Sign(c)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(token).To(Equal(jwxSigned(key, kid, "https://identity.example/", c)), "claims %d", i)
+			if c.Issuer == "" {
+				got, err := verifier.Verify(context.Background(), token)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(got.Subject).To(Equal(strings.ToValidUTF8(c.Subject, "\uFFFD")))
+			}
+		}
+	})
+
 	It("refuses to sign without an expiry or with an unknown token use", func() {
 		_, key, err := ed25519.GenerateKey(rand.Reader)
 		Expect(err).NotTo(HaveOccurred())
@@ -455,4 +489,39 @@ func publicKeyBytes(issuer *testkit.Issuer) []byte {
 	var raw ed25519.PublicKey
 	Expect(key.Raw(&raw)).To(Succeed())
 	return raw
+}
+
+// jwxSigned is the token jwx v2 signs for c with key under kid: what Signer made before it
+// built tokens itself, and must still make.
+func jwxSigned(key ed25519.PrivateKey, kid, issuer string, c authn.Claims) string {
+	GinkgoHelper()
+	priv, err := jwk.FromRaw(key)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(priv.Set(jwk.KeyIDKey, kid)).To(Succeed())
+	Expect(priv.Set(jwk.AlgorithmKey, jwa.EdDSA)).To(Succeed())
+	Expect(priv.Set(jwk.KeyUsageKey, jwk.ForSignature)).To(Succeed())
+	if c.Issuer == "" {
+		c.Issuer = issuer
+	}
+	tok := jwt.New()
+	set := func(name string, v any) { Expect(tok.Set(name, v)).To(Succeed()) }
+	set(jwt.IssuerKey, c.Issuer)
+	set(jwt.JwtIDKey, c.ID)
+	set(jwt.IssuedAtKey, c.IssuedAt)
+	set(jwt.ExpirationKey, c.ExpiresAt)
+	set("token_use", c.TokenUse)
+	for name, v := range map[string]string{jwt.SubjectKey: c.Subject, "tid": c.TenantID, "sid": c.SessionID, "scope": strings.Join(c.Scopes, " ")} {
+		if v != "" {
+			set(name, v)
+		}
+	}
+	if c.Admin {
+		set("adm", true)
+	}
+	if c.TenantAdmin {
+		set("tadm", true)
+	}
+	raw, err := jwt.Sign(tok, jwt.WithKey(jwa.EdDSA, priv))
+	Expect(err).NotTo(HaveOccurred())
+	return string(raw)
 }

@@ -2,10 +2,14 @@ package authn
 
 import (
 	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/lestrrat-go/jwx/v2/jwa"
@@ -23,11 +27,16 @@ const (
 	claimScope       = "scope"
 )
 
-// Signer issues tokens with one Ed25519 key.
+// Signer issues tokens with one Ed25519 key. It builds the compact JWS itself (the header jwx
+// makes for the key, then the claims encoded as jwx encodes them: sorted names, HTML-escaped
+// strings, numeric dates in seconds), so a token is byte for byte the one jwx would sign
+// (Ed25519 is deterministic) at a fraction of the cost.
 type Signer struct {
-	key    jwk.Key
+	raw    ed25519.PrivateKey
 	public jwk.Key
 	issuer string
+	// header is the base64url protected header jwx makes for the key: alg, kid and typ.
+	header string
 }
 
 // NewSigner prepares key under the key id kid for tokens from issuer. It fails when the key,
@@ -56,7 +65,17 @@ func NewSigner(key ed25519.PrivateKey, kid, issuer string) (*Signer, error) {
 			return nil, fmt.Errorf("authn: new signer: %w", err)
 		}
 	}
-	return &Signer{key: priv, public: pub, issuer: issuer}, nil
+	// The header is taken from a token jwx signs, so it stays what jwx makes of the key.
+	probe, err := jwt.NewBuilder().Subject("probe").Build()
+	if err != nil {
+		return nil, fmt.Errorf("authn: new signer: %w", err)
+	}
+	signed, err := jwt.Sign(probe, jwt.WithKey(jwa.EdDSA, priv))
+	if err != nil {
+		return nil, fmt.Errorf("authn: new signer: %w", err)
+	}
+	header, _, _ := strings.Cut(string(signed), ".")
+	return &Signer{raw: key, public: pub, issuer: issuer, header: header}, nil
 }
 
 // setAll sets each field of a token or key.
@@ -94,35 +113,63 @@ func (s *Signer) Sign(c Claims) (string, error) {
 		c.ID = id.String()
 	}
 
-	fields := map[string]any{
-		jwt.IssuerKey:     c.Issuer,
-		jwt.JwtIDKey:      c.ID,
-		jwt.IssuedAtKey:   c.IssuedAt,
-		jwt.ExpirationKey: c.ExpiresAt,
-		claimTokenUse:     c.TokenUse,
+	payload := appendClaims(make([]byte, 0, 320), &c)
+	enc := base64.RawURLEncoding
+	buf := make([]byte, 0, len(s.header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(ed25519.SignatureSize))
+	buf = append(buf, s.header...)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, payload)
+	sig := ed25519.Sign(s.raw, buf)
+	buf = append(buf, '.')
+	buf = enc.AppendEncode(buf, sig)
+	return string(buf), nil
+}
+
+// appendClaims appends the JSON object of c as jwx encodes a token: claim names sorted, empty
+// optional claims left out, false flags left out, dates as Unix seconds.
+func appendClaims(b []byte, c *Claims) []byte {
+	b = append(b, '{')
+	if c.Admin {
+		b = append(b, `"adm":true,`...)
 	}
-	optional := map[string]string{jwt.SubjectKey: c.Subject, claimTenantID: c.TenantID, claimSessionID: c.SessionID,
-		claimScope: strings.Join(c.Scopes, " ")}
-	for name, v := range optional {
-		if v != "" {
-			fields[name] = v
+	b = append(b, `"exp":`...)
+	b = strconv.AppendInt(b, c.ExpiresAt.Unix(), 10)
+	b = append(b, `,"iat":`...)
+	b = strconv.AppendInt(b, c.IssuedAt.Unix(), 10)
+	b = appendStringClaim(b, jwt.IssuerKey, c.Issuer)
+	b = appendStringClaim(b, jwt.JwtIDKey, c.ID)
+	if len(c.Scopes) > 0 {
+		b = appendStringClaim(b, claimScope, strings.Join(c.Scopes, " "))
+	}
+	b = appendStringClaim(b, claimSessionID, c.SessionID)
+	b = appendStringClaim(b, jwt.SubjectKey, c.Subject)
+	if c.TenantAdmin {
+		b = append(b, `,"`+claimTenantAdmin+`":true`...)
+	}
+	b = appendStringClaim(b, claimTenantID, c.TenantID)
+	b = appendStringClaim(b, claimTokenUse, c.TokenUse)
+	return append(b, '}')
+}
+
+// appendStringClaim appends ,"name":"v" unless v is empty; v is escaped as encoding/json
+// escapes it (jwx's encoder), the common plain ASCII without copying through json.Marshal.
+func appendStringClaim(b []byte, name, v string) []byte {
+	if v == "" {
+		return b
+	}
+	b = append(b, ',', '"')
+	b = append(b, name...)
+	b = append(b, '"', ':')
+	for i := 0; i < len(v); i++ {
+		if ch := v[i]; ch < 0x20 || ch >= utf8.RuneSelf || ch == '"' || ch == '\\' || ch == '<' || ch == '>' || ch == '&' {
+			// Marshalling a string cannot fail.
+			quoted, _ := json.Marshal(v)
+			return append(b, quoted...)
 		}
 	}
-	if c.Admin {
-		fields[claimAdmin] = true
-	}
-	if c.TenantAdmin {
-		fields[claimTenantAdmin] = true
-	}
-	tok := jwt.New()
-	if err := setAll(tok, fields); err != nil {
-		return "", fmt.Errorf("authn: sign: %w", err)
-	}
-	raw, err := jwt.Sign(tok, jwt.WithKey(jwa.EdDSA, s.key))
-	if err != nil {
-		return "", fmt.Errorf("authn: sign: %w", err)
-	}
-	return string(raw), nil
+	b = append(b, '"')
+	b = append(b, v...)
+	return append(b, '"')
 }
 
 // PublicSet is the JWKS holding the signer's public key (kid, alg EdDSA, use sig), for

@@ -16,9 +16,12 @@ type readiness struct {
 	Checks map[string]string `json:"checks"`
 }
 
-// readyz runs every check concurrently and answers 200 when all pass, else 503 with each
-// failing check's error.
+// readyz answers 503 shutting_down once shutdown began; otherwise it runs every check
+// concurrently and answers 200 when all pass, else 503 with each failing check's error.
 func (s *Server) readyz(c echo.Context) error {
+	if s.draining.Load() {
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "shutting_down"})
+	}
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
 	defer cancel()
 

@@ -6,12 +6,14 @@ package httpx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -46,7 +48,12 @@ type Config struct {
 	IdleTimeout time.Duration `env:"HTTP_IDLE_TIMEOUT" default:"120s"`
 	// RequestTimeout is the deadline of each request's context.
 	RequestTimeout time.Duration `env:"HTTP_REQUEST_TIMEOUT" default:"25s"`
-	// ShutdownTimeout is how long SIGTERM waits for in-flight requests to finish.
+	// ShutdownDelay is how long the server keeps serving after the shutdown signal, answering
+	// GET /readyz with 503 meanwhile, so that load balancers take it out of rotation before it
+	// stops accepting connections. A Config literal's zero stops accepting at once.
+	ShutdownDelay time.Duration `env:"HTTP_SHUTDOWN_DELAY" default:"5s"`
+	// ShutdownTimeout is how long SIGTERM waits for in-flight requests to finish once the
+	// server stopped accepting connections.
 	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" default:"20s"`
 	// TrustedProxies are the CIDRs (the gateway, the ingress) whose X-Forwarded-For is believed
 	// when deciding a client's address for logs and per-IP rate limits. Empty trusts nobody:
@@ -93,6 +100,9 @@ type Options struct {
 	Checks     []Check
 	// OpenAPI is the service's api/openapi.yaml, served as JSON at GET /openapi.json.
 	OpenAPI []byte
+	// AsyncAPI is the service's AsyncAPI document (JSON, events.AsyncAPI), served at
+	// GET /asyncapi.json.
+	AsyncAPI []byte
 	// LargeBody reports the routes exempt from the body limit and the request timeout
 	// (streaming uploads).
 	LargeBody func(c echo.Context) bool
@@ -108,16 +118,20 @@ type Server struct {
 	log     *slog.Logger
 	checks  []Check
 	openapi []byte
+	async   []byte
 	large   func(c echo.Context) bool
 	metrics *httpMetrics
 	srv     *http.Server
+	// draining is set when shutdown begins; GET /readyz then answers 503.
+	draining atomic.Bool
 
 	mu sync.Mutex
 	ln net.Listener
 }
 
 // New builds the server with its middleware and built-in routes. It fails when the OpenAPI
-// document is not valid YAML or the metrics cannot be registered.
+// document is not valid YAML, the AsyncAPI document not valid JSON, or the metrics cannot be
+// registered.
 func New(opts Options) (*Server, error) {
 	log := opts.Logger
 	if log == nil {
@@ -142,6 +156,12 @@ func New(opts Options) (*Server, error) {
 		}
 		s.openapi = doc
 	}
+	if len(opts.AsyncAPI) > 0 {
+		if !json.Valid(opts.AsyncAPI) {
+			return nil, errors.New("httpx: asyncapi document is not valid json")
+		}
+		s.async = opts.AsyncAPI
+	}
 	m, err := newHTTPMetrics(s.Registry, opts.Service)
 	if err != nil {
 		return nil, err
@@ -165,7 +185,7 @@ func New(opts Options) (*Server, error) {
 	e.HTTPErrorHandler = ErrorHandler(opts.ErrorStyle, log)
 	// Recovery sits inside the access log and metrics so that a panic's 500 is logged and counted
 	// like any other answer.
-	e.Use(requestIDMiddleware, traceContextMiddleware, s.observe, s.recoverPanics, refuseBadText, s.limitBody, s.requestDeadline)
+	e.Use(s.closeWhileDraining, requestIDMiddleware, traceRequests, s.observe, s.recoverPanics, refuseBadText, s.limitBody, s.requestDeadline)
 
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
@@ -175,6 +195,11 @@ func New(opts Options) (*Server, error) {
 	if s.openapi != nil {
 		e.GET("/openapi.json", func(c echo.Context) error {
 			return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.openapi)
+		})
+	}
+	if s.async != nil {
+		e.GET("/asyncapi.json", func(c echo.Context) error {
+			return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, s.async)
 		})
 	}
 
@@ -187,6 +212,17 @@ func New(opts Options) (*Server, error) {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	return s, nil
+}
+
+// Register adds collectors to Registry, which GET /metrics exposes. It fails when one of them
+// cannot be registered (a metric name registered twice).
+func (s *Server) Register(cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := s.Registry.Register(c); err != nil {
+			return fmt.Errorf("httpx: register metrics: %w", err)
+		}
+	}
+	return nil
 }
 
 // ipExtractor trusts X-Forwarded-For only from the given proxies.
@@ -224,9 +260,11 @@ func (s *Server) Listen() (net.Addr, error) {
 	return ln.Addr(), nil
 }
 
-// Serve answers requests on the listener bound by Listen until ctx is done, then stops accepting
-// connections and waits up to ShutdownTimeout for in-flight requests to finish. It returns nil on
-// a clean stop and an error when serving fails or the drain times out.
+// Serve answers requests on the listener bound by Listen until ctx is done. Then GET /readyz
+// answers 503 at once while requests are still served for ShutdownDelay, so that load balancers
+// stop sending; then the server stops accepting connections, closes idle keep-alive ones and
+// waits up to ShutdownTimeout for in-flight requests to finish. It returns nil on a clean stop
+// and an error when serving fails or the drain times out.
 func (s *Server) Serve(ctx context.Context) error {
 	s.mu.Lock()
 	ln := s.ln
@@ -252,6 +290,17 @@ func (s *Server) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 
+	s.draining.Store(true)
+	s.log.InfoContext(ctx, "http server shutting down: not ready", slog.Duration("delay", s.cfg.ShutdownDelay))
+	if s.cfg.ShutdownDelay > 0 {
+		t := time.NewTimer(s.cfg.ShutdownDelay)
+		select {
+		case err := <-served:
+			t.Stop()
+			return fmt.Errorf("httpx: serve: %w", err)
+		case <-t.C:
+		}
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := s.srv.Shutdown(shutdownCtx); err != nil {
@@ -292,4 +341,17 @@ func AllowLongRequest(c echo.Context, d time.Duration) {
 // RequestID is the id of the current request, as sent in the X-Request-ID response header.
 func RequestID(c echo.Context) string {
 	return c.Response().Header().Get(echo.HeaderXRequestID)
+}
+
+// closeWhileDraining answers with Connection: close once shutdown began, so that each
+// keep-alive connection a client still uses is closed after its answer during ShutdownDelay,
+// and few remain for Shutdown to close under a request the client is just sending. (Closing
+// idle connections at once instead would race every client about to reuse one.)
+func (s *Server) closeWhileDraining(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if s.draining.Load() {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
+		}
+		return next(c)
+	}
 }

@@ -3,7 +3,6 @@ package httpx_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +20,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/logx"
+	"github.com/motionstudio/platform/pkg/testkit"
 )
 
 func TestHTTPX(t *testing.T) {
@@ -50,13 +50,7 @@ func start(opts httpx.Options, routes func(e *echo.Echo)) *running {
 	}
 	addr, err := srv.Listen()
 	Expect(err).NotTo(HaveOccurred())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
-	})
+	testkit.RunUntilCleanup(srv.Serve)
 	return &running{base: "http://" + addr.String(), addr: addr.String(), logs: logs}
 }
 

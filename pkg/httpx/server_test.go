@@ -151,6 +151,22 @@ components:
 		_, err := httpx.New(httpx.Options{Service: "docs", OpenAPI: []byte("paths: [unclosed")})
 		Expect(err).To(MatchError(ContainSubstring("openapi")))
 	})
+
+	It("serves the AsyncAPI document as given, and nothing without one", func() {
+		doc := `{"asyncapi": "3.0.0", "info": {"title": "Test events", "version": "1.0.0"}}`
+		srv := start(httpx.Options{Service: "docs", AsyncAPI: []byte(doc)}, nil)
+		res := srv.get("/asyncapi.json")
+		Expect(res.status).To(Equal(http.StatusOK))
+		Expect(res.header.Get("Content-Type")).To(Equal("application/json"))
+		Expect(res.body).To(MatchJSON(doc))
+
+		Expect(start(httpx.Options{Service: "none"}, nil).get("/asyncapi.json").status).To(Equal(http.StatusNotFound))
+	})
+
+	It("refuses an AsyncAPI document that is not JSON", func() {
+		_, err := httpx.New(httpx.Options{Service: "docs", AsyncAPI: []byte(`{"asyncapi": `)})
+		Expect(err).To(MatchError(ContainSubstring("asyncapi")))
+	})
 })
 
 var _ = Describe("graceful shutdown", func() {

@@ -9,24 +9,48 @@ import (
 	"github.com/labstack/echo/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/motionstudio/platform/pkg/httpx"
+	"github.com/motionstudio/platform/pkg/testkit"
 )
 
 var _ = Describe("trace context", func() {
 	It("continues the caller's trace in the request context and the logs", func() {
+		rec := testkit.RecordSpans()
 		srv := start(httpx.Options{Service: "trace"}, func(e *echo.Echo) {
 			e.GET("/trace", func(c echo.Context) error {
 				sc := trace.SpanContextFromContext(c.Request().Context())
-				return c.String(http.StatusOK, sc.TraceID().String()+" "+sc.SpanID().String())
+				return c.String(http.StatusOK, sc.TraceID().String())
 			})
 		})
 		res := srv.get("/trace", "traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
-		Expect(res.body).To(Equal("4bf92f3577b34da6a3ce929d0e0e4736 00f067aa0ba902b7"))
+		Expect(res.body).To(Equal("4bf92f3577b34da6a3ce929d0e0e4736"))
+		Eventually(rec.Ended).Should(HaveLen(1))
+		Expect(rec.Ended()[0].Parent().SpanID().String()).To(Equal("00f067aa0ba902b7"))
 		Eventually(srv.logLines).Should(ContainElement(And(
 			HaveKeyWithValue("route", "/trace"),
 			HaveKeyWithValue("trace_id", "4bf92f3577b34da6a3ce929d0e0e4736"),
+		)))
+	})
+
+	It("starts a trace when tracing is on and the caller sent none, and logs the server span's trace id", func() {
+		rec := testkit.RecordSpans()
+		srv := start(httpx.Options{Service: "trace"}, func(e *echo.Echo) {
+			e.GET("/items/:id", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+		})
+
+		Expect(srv.get("/items/7").status).To(Equal(http.StatusNoContent))
+
+		Eventually(rec.Ended).Should(HaveLen(1))
+		span := rec.Ended()[0]
+		Expect(span.Name()).To(Equal("GET /items/:id"))
+		Expect(span.Parent().IsValid()).To(BeFalse())
+		Expect(span.Attributes()).To(ContainElement(attribute.Int("http.response.status_code", http.StatusNoContent)))
+		Eventually(srv.logLines).Should(ContainElement(And(
+			HaveKeyWithValue("route", "/items/:id"),
+			HaveKeyWithValue("trace_id", span.SpanContext().TraceID().String()),
 		)))
 	})
 })

@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // New returns a JSON slog logger writing to w at the named level (debug, info, warn, error),
@@ -36,6 +38,15 @@ func WithAttrs(ctx context.Context, attrs ...slog.Attr) context.Context {
 	merged := make([]slog.Attr, 0, len(prev)+len(attrs))
 	merged = append(append(merged, prev...), attrs...)
 	return context.WithValue(ctx, ctxKey{}, merged)
+}
+
+// WithTraceID returns ctx with the trace id of its span, when it has one, among its log
+// attributes (as "trace_id"), so that every line logged with it can be found from the trace.
+func WithTraceID(ctx context.Context) context.Context {
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		return WithAttrs(ctx, slog.String("trace_id", sc.TraceID().String()))
+	}
+	return ctx
 }
 
 // contextHandler adds the attributes stored by WithAttrs to each record.

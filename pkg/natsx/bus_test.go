@@ -1,9 +1,12 @@
 package natsx_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -13,7 +16,9 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/logx"
 	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/testkit"
 )
 
 var _ = Describe("publishing and consuming events", func() {
@@ -37,6 +42,8 @@ var _ = Describe("publishing and consuming events", func() {
 	It("delivers the event's CloudEvents attributes and protojson payload to the handler", func() {
 		ev, err := natsx.NewEvent("test-svc", "content.project.created.v1", subject, payload)
 		Expect(err).NotTo(HaveOccurred())
+		ev.DataSchema = "urn:motionstudio:asyncapi:test-svc#/components/schemas/test.Project"
+		ev.TenantID = "0190b0c4-0000-7000-8000-000000000001"
 		Expect(bus.Publish(ctx, ev)).To(Succeed())
 
 		var seen recorder
@@ -56,6 +63,12 @@ var _ = Describe("publishing and consuming events", func() {
 		Expect(m.Header.Get("ce-specversion")).To(Equal("1.0"))
 		Expect(m.Header.Get("content-type")).To(Equal("application/json"))
 		Expect(m.Header.Get("Nats-Msg-Id")).To(Equal(ev.ID))
+		Expect(m.DataSchema).To(Equal(ev.DataSchema))
+		Expect(m.Header.Get("ce-dataschema")).To(Equal(ev.DataSchema))
+		Expect(m.TenantID).To(Equal(ev.TenantID))
+		Expect(m.Header.Get("ce-tenantid")).To(Equal(ev.TenantID))
+		Expect(m.OrganizationID).To(BeEmpty())
+		Expect(m.Header).NotTo(HaveKey("ce-organizationid"), "an unset attribute is left out")
 
 		var got structpb.Struct
 		Expect(m.Decode(&got)).To(Succeed())
@@ -189,14 +202,23 @@ var _ = Describe("publishing and consuming events", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(bus.Publish(pubCtx, ev)).To(Succeed())
 
-		var seen recorder
+		var (
+			seen recorder
+			logs bytes.Buffer
+		)
+		handlerLog := logx.New(&logs, "test-svc", "info")
 		consume(natsx.ConsumerSpec{Stream: stream, Durable: durable}, func(ctx context.Context, m natsx.Message) error {
+			handlerLog.InfoContext(ctx, "handled") // before add, whose lock orders it before the reads below
 			seen.add(ctx, m)
 			return nil
 		})
 
 		Eventually(seen.count).Should(Equal(1))
 		Expect(seen.messages()[0].Header.Get("traceparent")).To(Equal("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+		var line map[string]any
+		Expect(json.Unmarshal(logs.Bytes(), &line)).To(Succeed(), logs.String())
+		Expect(line).To(HaveKeyWithValue("trace_id", traceID.String()), "a handler's log line carries the trace id")
+		Expect(line).To(HaveKeyWithValue("event_id", ev.ID))
 		sc := trace.SpanContextFromContext(seen.context(0))
 		Expect(sc.TraceID()).To(Equal(traceID))
 		Expect(sc.SpanID()).To(Equal(spanID))
@@ -249,6 +271,44 @@ var _ = Describe("publishing and consuming events", func() {
 			return nil
 		})
 		Eventually(seen.count).WithTimeout(5 * time.Second).Should(Equal(1))
+		Expect(seen.messages()[0].ID).To(Equal(ev.ID))
+	})
+})
+
+var _ = Describe("a stream and a consumer set up while NATS is down", func() {
+	It("are set up once NATS is back, and the consumer consumes, instead of stopping the service", func() {
+		ctx := context.Background()
+		server := testkit.StartNATSServer()
+		own := testkit.BusAt(server.URL(), "natsx_outage")
+		stream := unique("OUT")
+		subject := strings.ToLower(stream) + ".happened"
+		server.Stop()
+
+		consumeCtx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		var seen recorder
+		go func() {
+			if err := own.EnsureStream(consumeCtx, natsx.StreamSpec{Name: stream, Subjects: []string{strings.ToLower(stream) + ".>"}}); err != nil {
+				done <- err
+				return
+			}
+			done <- own.Consume(consumeCtx, natsx.ConsumerSpec{Stream: stream, Durable: unique("d")}, func(ctx context.Context, m natsx.Message) error {
+				seen.add(ctx, m)
+				return nil
+			})
+		}()
+		DeferCleanup(func() {
+			stop()
+			Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
+		})
+		// Longer than a JetStream request waits for its answer.
+		Consistently(done).WithTimeout(6 * time.Second).ShouldNot(Receive())
+
+		server.Start()
+		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, &structpb.Struct{})
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func() error { return own.Publish(ctx, ev) }).WithTimeout(10 * time.Second).Should(Succeed())
+		Eventually(seen.count).WithTimeout(30 * time.Second).Should(Equal(1))
 		Expect(seen.messages()[0].ID).To(Equal(ev.ID))
 	})
 })

@@ -14,10 +14,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/logx"
 )
 
 // Dead-letter stream and the headers added to a dead-lettered copy.
@@ -151,56 +153,40 @@ func (s ConsumerSpec) withDefaults() ConsumerSpec {
 
 // backoff is the delay after the given (failed) delivery.
 func (s ConsumerSpec) backoff(delivery uint64) time.Duration {
-	i := int(min(delivery, uint64(len(s.Backoff)))) - 1
+	i := int(min(delivery, uint64(len(s.Backoff)))) - 1 // #nosec G115 -- bounded by len(s.Backoff)
 	return s.Backoff[max(i, 0)]
 }
 
 // Consume creates or updates the durable pull consumer (explicit acks) and hands its
-// messages to h until ctx is done; it then waits for running handlers and returns nil.
+// messages to h until ctx is done. It then stops fetching, naks the messages fetched but not
+// yet handed to h, lets running handlers finish for up to the bus's ShutdownGrace, cancels
+// the context of those still running (a handler that returns because of it has its message
+// nak'd, so another replica gets it at once rather than after AckWait), waits for them and
+// returns nil.
 // A handler error leads to a redelivery after the spec's backoff. A message without valid
 // CloudEvents headers or JSON payload, a Permanent error, and an error on the last allowed
 // delivery copy the message to the dead-letter subject "dlq.<durable>" (stream DEADLETTER,
 // which Consume ensures) with dlq-* headers saying why, and then terminate it. The server
 // is not given MaxDeliver: Consume counts deliveries itself, so a message whose last
 // delivery crashed the process, or whose dead-lettering failed, is dead-lettered on the
-// next delivery rather than silently dropped. It returns an Internal error when the
-// consumer cannot be set up or stops on its own (it is deleted, or the bus is closed first).
+// next delivery rather than silently dropped. Setting the consumer up is retried while
+// JetStream is briefly unavailable. It returns an Internal error when the consumer cannot be
+// set up or stops on its own (it is deleted, or the bus is closed first).
 func (b *Bus) Consume(ctx context.Context, spec ConsumerSpec, h Handler) error {
 	spec = spec.withDefaults()
-	if err := b.EnsureStream(ctx, StreamSpec{
-		Name:     deadLetterStream,
-		Subjects: []string{deadLetterSubject + ">"},
-		MaxAge:   deadLetterMaxAge,
-	}); err != nil {
-		return fmt.Errorf("natsx: consume %s: %w", spec.Durable, err)
-	}
-	cfg := jetstream.ConsumerConfig{
-		Durable:       b.ConsumerName(spec.Durable),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		MaxDeliver:    -1,
-		AckWait:       spec.AckWait,
-		MaxAckPending: spec.MaxAckPending,
-	}
-	// A single filter goes in FilterSubject so that servers before 2.10 accept it.
-	switch len(spec.FilterSubjects) {
-	case 0:
-	case 1:
-		cfg.FilterSubject = b.Subject(spec.FilterSubjects[0])
-	default:
-		for _, s := range spec.FilterSubjects {
-			cfg.FilterSubjects = append(cfg.FilterSubjects, b.Subject(s))
-		}
-	}
-	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.StreamName(spec.Stream), cfg)
+	cons, err := b.setUp(ctx, spec)
 	if err != nil {
-		return fmt.Errorf("natsx: consume %s: create consumer: %w", spec.Durable, err)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
 	}
+	b.consumers.add(consumerRef{stream: spec.Stream, durable: spec.Durable})
 
 	c := &consumer{
 		bus:   b,
 		spec:  spec,
-		name:  cfg.Durable,
+		name:  b.ConsumerName(spec.Durable),
 		h:     h,
 		slots: make(chan struct{}, spec.Concurrency),
 		log:   b.log.With("consumer", spec.Durable),
@@ -237,8 +223,7 @@ func (b *Bus) Consume(ctx context.Context, spec ConsumerSpec, h Handler) error {
 		case <-time.After(drainTimeout):
 			cc.Stop()
 		}
-		cancelHandlers()
-		c.running.Wait()
+		c.finish(b.grace, cancelHandlers)
 		return nil
 	case <-cc.Closed():
 		c.stop()
@@ -251,6 +236,54 @@ func (b *Bus) Consume(ctx context.Context, spec ConsumerSpec, h Handler) error {
 		}
 		return fmt.Errorf("natsx: consume %s stopped: %w", spec.Durable, lastErr)
 	}
+}
+
+// setUp ensures the dead-letter stream and creates or updates the durable consumer, retrying
+// while JetStream is briefly unavailable (retryTransient).
+func (b *Bus) setUp(ctx context.Context, spec ConsumerSpec) (jetstream.Consumer, error) {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       b.ConsumerName(spec.Durable),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxDeliver:    -1,
+		AckWait:       spec.AckWait,
+		MaxAckPending: spec.MaxAckPending,
+	}
+	// A single filter goes in FilterSubject so that servers before 2.10 accept it.
+	switch len(spec.FilterSubjects) {
+	case 0:
+	case 1:
+		cfg.FilterSubject = b.Subject(spec.FilterSubjects[0])
+	default:
+		for _, s := range spec.FilterSubjects {
+			cfg.FilterSubjects = append(cfg.FilterSubjects, b.Subject(s))
+		}
+	}
+	var cons jetstream.Consumer
+	err := b.retryTransient(ctx, "set up consumer "+spec.Durable, func() error {
+		var err error
+		cons, err = b.createConsumer(ctx, spec, cfg)
+		return err
+	})
+	return cons, err
+}
+
+func (b *Bus) createConsumer(ctx context.Context, spec ConsumerSpec, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	// The dead letters get the configured replicas like every platform stream: with a single
+	// copy on one node of a cluster, no consumer could start while that node is down.
+	if err := b.EnsureStream(ctx, StreamSpec{
+		Name:     deadLetterStream,
+		Subjects: []string{deadLetterSubject + ">"},
+		MaxAge:   deadLetterMaxAge,
+		Replicas: b.streams.Replicas,
+	}); err != nil {
+		return nil, fmt.Errorf("natsx: consume %s: %w", spec.Durable, err)
+	}
+	cons, err := b.js.CreateOrUpdateConsumer(ctx, b.StreamName(spec.Stream), cfg)
+	if err != nil {
+		return nil, fmt.Errorf("natsx: consume %s: create consumer: %w", spec.Durable, err)
+	}
+	return cons, nil
 }
 
 // consumer runs the handler for one Consume call.
@@ -275,9 +308,28 @@ func (c *consumer) stop() {
 	c.mu.Unlock()
 }
 
+// finish lets the running handlers finish for up to grace, then cancels their context with
+// cancel and waits for them.
+func (c *consumer) finish(grace time.Duration, cancel context.CancelFunc) {
+	idle := make(chan struct{})
+	go func() {
+		c.running.Wait()
+		close(idle)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+		c.log.Info("handlers still running after the shutdown grace; cancelling them", "grace", grace)
+	}
+	cancel()
+	<-idle
+}
+
 // dispatch runs on the library's delivery goroutine: it waits for a free slot and starts
 // the handler in its own goroutine with hctx, or hands the message back when Consume is
-// stopping (ctx is done).
+// stopping (ctx is done), so that no message starts being handled once shutdown began.
 func (c *consumer) dispatch(ctx, hctx context.Context, jm jetstream.Msg) {
 	select {
 	case c.slots <- struct{}{}:
@@ -286,7 +338,7 @@ func (c *consumer) dispatch(ctx, hctx context.Context, jm jetstream.Msg) {
 		return
 	}
 	c.mu.Lock()
-	if c.stopping {
+	if c.stopping || ctx.Err() != nil {
 		c.mu.Unlock()
 		<-c.slots
 		_ = jm.Nak()
@@ -311,7 +363,7 @@ func (c *consumer) process(ctx context.Context, jm jetstream.Msg) {
 		_ = jm.Term()
 		return
 	}
-	if meta.NumDelivered > uint64(c.spec.MaxDeliver) {
+	if meta.NumDelivered > uint64(c.spec.MaxDeliver) { // #nosec G115 -- MaxDeliver is positive (withDefaults)
 		c.deadLetter(ctx, jm, meta, fmt.Sprintf("max deliveries (%d) exceeded", c.spec.MaxDeliver))
 		return
 	}
@@ -321,7 +373,10 @@ func (c *consumer) process(ctx context.Context, jm jetstream.Msg) {
 		return
 	}
 	hctx := propagation.TraceContext{}.Extract(ctx, headerCarrier(jm.Headers()))
-	err = c.run(hctx, jm, msg)
+	hctx, span := startSpan(hctx, trace.SpanKindConsumer, "process", msg.Event, deliveryAttrs(c.spec.Durable, msg.Delivery)...)
+	// The handler's log lines carry the event id and the trace id, as a request's do.
+	err = c.run(logx.WithTraceID(logx.WithAttrs(hctx, slog.String("event_id", msg.ID))), jm, msg)
+	endSpan(span, err)
 	switch {
 	case err == nil:
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
@@ -333,7 +388,7 @@ func (c *consumer) process(ctx context.Context, jm jetstream.Msg) {
 		c.deadLetter(ctx, jm, meta, "permanent: "+err.Error())
 	case ctx.Err() != nil:
 		_ = jm.Nak()
-	case meta.NumDelivered >= uint64(c.spec.MaxDeliver):
+	case meta.NumDelivered >= uint64(c.spec.MaxDeliver): // #nosec G115 -- MaxDeliver is positive (withDefaults)
 		c.deadLetter(ctx, jm, meta, fmt.Sprintf("failed %d deliveries: %s", meta.NumDelivered, err))
 	default:
 		delay := c.spec.backoff(meta.NumDelivered)
@@ -377,11 +432,14 @@ func (c *consumer) toMessage(jm jetstream.Msg, meta *jetstream.MsgMetadata) (Mes
 	h := jm.Headers()
 	m := Message{
 		Event: Event{
-			ID:      h.Get(headerID),
-			Type:    h.Get(headerType),
-			Source:  h.Get(headerSource),
-			Subject: strings.TrimPrefix(jm.Subject(), c.bus.prefix),
-			Data:    jm.Data(),
+			ID:             h.Get(headerID),
+			Type:           h.Get(headerType),
+			Source:         h.Get(headerSource),
+			Subject:        strings.TrimPrefix(jm.Subject(), c.bus.prefix),
+			DataSchema:     h.Get(headerDataSchema),
+			TenantID:       h.Get(headerTenantID),
+			OrganizationID: h.Get(headerOrganizationID),
+			Data:           jm.Data(),
 		},
 		Delivery: meta.NumDelivered,
 		Header:   h,

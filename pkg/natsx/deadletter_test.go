@@ -3,6 +3,8 @@ package natsx_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/wrapperspb"
 
 	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/testkit"
 )
 
 var _ = Describe("messages that cannot be handled", func() {
@@ -195,5 +198,56 @@ var _ = Describe("messages that cannot be handled", func() {
 
 		Eventually(deadLetters(durable)).Should(HaveLen(1))
 		Eventually(deadLetters(other)).Should(HaveLen(1))
+	})
+})
+
+var _ = Describe("dead letters in a three-node cluster", func() {
+	It("are kept on every node, so a consumer starts while the dead-letter stream's leader is down", func() {
+		ctx := context.Background()
+		nodes := testkit.StartNATSCluster(3)
+		cluster, err := natsx.Connect(ctx, natsx.Config{URL: testkit.ClusterURL(nodes), Prefix: "cluster.",
+			Streams: natsx.StreamConfig{Replicas: 3}}, "natsx-cluster", slog.New(slog.NewTextHandler(GinkgoWriter, nil)))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(cluster.Close)
+		stream := unique("CL")
+		subject := strings.ToLower(stream) + ".happened"
+		Expect(cluster.EnsureStream(ctx, cluster.StreamSpec(stream, []string{strings.ToLower(stream) + ".>"}, false))).To(Succeed())
+
+		start := func(durable string) *recorder {
+			var seen recorder
+			consumeCtx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() {
+				done <- cluster.Consume(consumeCtx, natsx.ConsumerSpec{Stream: stream, Durable: durable},
+					func(ctx context.Context, m natsx.Message) error {
+						seen.add(ctx, m)
+						return nil
+					})
+			}()
+			DeferCleanup(func() {
+				stop()
+				Eventually(done).WithTimeout(20 * time.Second).Should(Receive(BeNil()))
+			})
+			return &seen
+		}
+		first := start(unique("d"))
+		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, &structpb.Struct{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(cluster.Publish(ctx, ev)).To(Succeed())
+		Eventually(first.count).WithTimeout(10 * time.Second).Should(Equal(1))
+
+		dlq, err := cluster.JetStream().Stream(ctx, cluster.StreamName("DEADLETTER"))
+		Expect(err).NotTo(HaveOccurred())
+		info, err := dlq.Info(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(info.Config.Replicas).To(Equal(3))
+		leader := info.Cluster.Leader
+		Expect(leader).To(HavePrefix("node-"))
+		nodes[int(leader[len("node-")]-'1')].Stop()
+
+		// A new stream and consumer leader is elected first; on a loaded 2-core machine that has
+		// taken more than 30 s of raft timeouts.
+		second := start(unique("d"))
+		Eventually(second.count).WithTimeout(90 * time.Second).Should(Equal(1))
 	})
 })

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -23,20 +24,30 @@ const (
 	headerTime        = "ce-time"
 	headerSpecVersion = "ce-specversion"
 	headerSubject     = "ce-subject"
+	headerDataSchema  = "ce-dataschema"
 	headerContentType = "content-type"
-	specVersion       = "1.0"
-	contentTypeJSON   = "application/json"
+	// Extension attributes naming whom an event concerns (lower-case alphanumeric names, as
+	// CloudEvents requires).
+	headerTenantID       = "ce-tenantid"
+	headerOrganizationID = "ce-organizationid"
+	specVersion          = "1.0"
+	contentTypeJSON      = "application/json"
 )
 
 // Event is one CloudEvent. Subject is the NATS subject without the bus prefix; Data is the
-// protojson encoding of the payload.
+// protojson encoding of the payload. The optional attributes DataSchema (ce-dataschema, the URI
+// of the payload's schema), TenantID (ce-tenantid) and OrganizationID (ce-organizationid), the
+// tenant or organization the event concerns, are left out of the message when empty.
 type Event struct {
-	ID      string
-	Type    string
-	Source  string
-	Subject string
-	Time    time.Time
-	Data    []byte
+	ID             string
+	Type           string
+	Source         string
+	Subject        string
+	Time           time.Time
+	DataSchema     string
+	TenantID       string
+	OrganizationID string
+	Data           []byte
 }
 
 // payloadJSON encodes payloads with the .proto field names (snake_case, like the platform's
@@ -66,19 +77,27 @@ func NewEvent(source, eventType, subject string, msg proto.Message) (Event, erro
 }
 
 // Publish stores ev on the stream that owns its (prefixed) subject and waits for the
-// acknowledgement. The event id is the Nats-Msg-Id, so publishing the same event again
-// within the stream's duplicate window stores it once. The trace context of ctx travels in
+// acknowledgement. Its attributes travel as CloudEvents binary-mode headers (ce-id, ce-type,
+// ce-source, ce-time, ce-specversion, ce-subject, ce-dataschema, ce-tenantid,
+// ce-organizationid, content-type), the empty optional ones left out. The event id is the
+// Nats-Msg-Id, so publishing the same event again within the stream's duplicate window stores
+// it once. Publishing is a producer span, a child of ctx's span, whose trace context travels in
 // the traceparent and tracestate headers. It returns an Unavailable error when NATS does not
 // acknowledge the message (no stream for the subject, timeout, connection down).
-func (b *Bus) Publish(ctx context.Context, ev Event) error {
+func (b *Bus) Publish(ctx context.Context, ev Event) (err error) {
+	ctx, span := startSpan(ctx, trace.SpanKindProducer, "publish", ev)
+	defer func() { endSpan(span, err) }()
 	h := nats.Header{}
 	h.Set(headerID, ev.ID)
 	h.Set(headerType, ev.Type)
 	h.Set(headerSource, ev.Source)
 	h.Set(headerTime, ev.Time.UTC().Format(time.RFC3339Nano))
 	h.Set(headerSpecVersion, specVersion)
-	if ev.Subject != "" {
-		h.Set(headerSubject, ev.Subject)
+	for name, value := range map[string]string{headerSubject: ev.Subject, headerDataSchema: ev.DataSchema,
+		headerTenantID: ev.TenantID, headerOrganizationID: ev.OrganizationID} {
+		if value != "" {
+			h.Set(name, value)
+		}
 	}
 	h.Set(headerContentType, contentTypeJSON)
 	h.Set(jetstream.MsgIDHeader, ev.ID)

@@ -27,6 +27,10 @@ type Config struct {
 	Prefix string `env:"NATS_SUBJECT_PREFIX"`
 	// Streams holds the retention limits and replica count of the streams a service ensures.
 	Streams StreamConfig
+	// ShutdownGrace is how long a stopping consumer lets its running handlers finish (and ack)
+	// before it cancels their context, after which they nak their messages for another replica.
+	// A Config literal's zero cancels them at once.
+	ShutdownGrace time.Duration `env:"NATS_SHUTDOWN_GRACE" default:"10s"`
 }
 
 // Reconnect and request tuning. The reconnect buffer holds publishes made while the
@@ -46,8 +50,11 @@ type Bus struct {
 	js      jetstream.JetStream
 	prefix  string
 	streams StreamConfig
+	grace   time.Duration
 	log     *slog.Logger
 	closed  chan struct{}
+	// consumers are the durables Consume was called with, for ConsumerCollector.
+	consumers consumers
 }
 
 // Connect dials NATS as the named client. After the first connection it reconnects forever
@@ -61,7 +68,7 @@ func Connect(ctx context.Context, cfg Config, name string, log *slog.Logger) (*B
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	b := &Bus{prefix: cfg.Prefix, streams: cfg.Streams, log: log, closed: make(chan struct{})}
+	b := &Bus{prefix: cfg.Prefix, streams: cfg.Streams, grace: max(cfg.ShutdownGrace, 0), log: log, closed: make(chan struct{})}
 	var closeOnce sync.Once
 	nc, err := nats.Connect(cfg.URL,
 		nats.Name(name),
@@ -111,7 +118,7 @@ func reconnectDelay(attempts int) time.Duration {
 	if attempts < 16 {
 		d = min(reconnectMinDelay<<max(attempts-1, 0), reconnectMaxDelay)
 	}
-	return d + rand.N(d/2+1)
+	return d + rand.N(d/2+1) // #nosec G404 -- reconnect jitter, not a secret
 }
 
 // Conn is the underlying NATS connection.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -90,8 +91,10 @@ func (b *Bus) StreamSpec(name string, subjects []string, jobs bool) StreamSpec {
 // to or from a work queue, so a stream made with another retention keeps it (with a warning
 // in the log) and gets every other setting of s. A spec that states no retention, limits or
 // replicas (only a name and subjects) leaves those of an existing stream as they are, so a
-// service that does not configure a shared stream never undoes the limits another one set. It returns the server's error (an Internal
-// kind) when the stream cannot be created or the update is not allowed.
+// service that does not configure a shared stream never undoes the limits another one set.
+// While JetStream is briefly unavailable it retries (retryTransient). It returns the server's
+// error (an Internal kind) when the stream cannot be created or the update is not allowed, and
+// the last error when ctx ends first.
 func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 	subjects := make([]string, len(s.Subjects))
 	for i, subj := range s.Subjects {
@@ -111,11 +114,14 @@ func (b *Bus) EnsureStream(ctx context.Context, s StreamSpec) error {
 		cfg.MaxBytes = -1
 	}
 	bare := s.Retention == RetainLimits && s.MaxAge == 0 && s.MaxBytes <= 0 && s.Replicas == 0
-	err := b.createOrUpdate(ctx, cfg, bare)
-	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-		// Another process created it between our look-up and our create: update it instead.
-		err = b.createOrUpdate(ctx, cfg, bare)
-	}
+	err := b.retryTransient(ctx, "ensure stream "+s.Name, func() error {
+		err := b.createOrUpdate(ctx, cfg, bare)
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			// Another process created it between our look-up and our create: update it instead.
+			err = b.createOrUpdate(ctx, cfg, bare)
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("natsx: ensure stream %s: %w", s.Name, err)
 	}
@@ -144,4 +150,46 @@ func (b *Bus) createOrUpdate(ctx context.Context, cfg jetstream.StreamConfig, ba
 	}
 	_, err = b.js.UpdateStream(ctx, cfg)
 	return err
+}
+
+// Retries of JetStream API calls that failed for a passing reason.
+const (
+	retryMin = 500 * time.Millisecond
+	retryMax = 10 * time.Second
+)
+
+// retryTransient calls fn until it succeeds, fails for a reason that will not pass, or ctx
+// ends, waiting 0.5 s, 1 s, 2 s... up to 10 s between calls and logging each failure. The
+// JetStream API may be briefly unavailable (a node restarting, a leader election, a busy
+// cluster answering after the request timed out); a service waits for it instead of stopping.
+// It returns fn's last error.
+func (b *Bus) retryTransient(ctx context.Context, what string, fn func() error) error {
+	for failures := 1; ; failures++ {
+		err := fn()
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		delay := min(retryMin<<min(failures-1, 8), retryMax)
+		b.log.WarnContext(ctx, "jetstream unavailable; retrying", "what", what, "failures", failures, "retry_in", delay, "error", err)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+	}
+}
+
+// transient reports whether a JetStream API failure may pass by itself: the request timed out
+// or found no responder, the connection is reconnecting, or the server answered 503
+// (JetStream temporarily unavailable, no quorum yet).
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout), errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrDisconnected):
+		return true
+	case errors.As(err, &apiErr):
+		return apiErr.Code == 503
+	}
+	return false
 }

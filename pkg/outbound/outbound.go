@@ -16,11 +16,14 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"code.dny.dev/ssrf"
+	"golang.org/x/net/idna"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 )
@@ -49,6 +52,9 @@ type Options struct {
 	AllowLoopback bool
 	// UserAgent is sent when the request has no User-Agent of its own.
 	UserAgent string
+	// DNSServer ("host:port"), when set, resolves host names instead of the system resolver
+	// (see Resolver).
+	DNSServer string
 }
 
 // Response is a fully read response. Body holds at most MaxBodyBytes; Truncated reports that
@@ -80,6 +86,7 @@ func New(opts Options) *Client {
 	dialer := &net.Dialer{
 		Timeout:   min(opts.Timeout, 5*time.Second),
 		KeepAlive: 30 * time.Second,
+		Resolver:  Resolver(opts.DNSServer),
 		Control:   newGuard(opts.AllowLoopback).control,
 	}
 	transport := &http.Transport{
@@ -105,6 +112,20 @@ func New(opts Options) *Client {
 		maxBody: opts.MaxBodyBytes,
 		agent:   opts.UserAgent,
 	}
+}
+
+// Resolver returns the resolver that asks server ("host:port") and nothing else, or the system
+// resolver when server is empty. A deployment may point outbound clients at a resolver that
+// knows no internal names, so cluster-internal hosts do not even resolve; tests point them at a
+// local server that resolves names to the addresses a spec chose.
+func Resolver(server string) *net.Resolver {
+	if server == "" {
+		return net.DefaultResolver
+	}
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, server)
+	}}
 }
 
 // HTTPClient returns a standard *http.Client with the same address guard, timeouts and
@@ -185,7 +206,7 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*Response, error) {
 		req.Header.Set("User-Agent", c.agent)
 	}
 	start := time.Now()
-	resp, err := c.http.Do(req)
+	resp, err := c.http.Do(req) // #nosec G704 -- this is the SSRF-safe client: its dialer refuses private, loopback and link-local addresses
 	if err != nil {
 		return nil, classify(err, req.URL)
 	}
@@ -208,33 +229,81 @@ func (c *Client) Do(ctx context.Context, req *http.Request) (*Response, error) {
 }
 
 // ValidateURL is the create-time check for a user-given URL: it must be an absolute http or
-// https URL with a host and no user info, and a literal IP address (or a localhost name) must
-// pass the same rules the client applies when it connects. It returns Invalid with a message
-// fit for the user. Names are resolved only when the client connects, so passing here does
-// not mean a request will be allowed.
+// https URL with a host and no user info; an IP address in the host, in any form a browser or
+// inet_aton reads (2130706433, 0177.0.0.1, 0x7f.1, [::ffff:127.0.0.1]), must pass the same
+// rules the client applies when it connects, and must then be written as four decimal numbers
+// or in brackets; and the host must not be a name reserved for local or private networks
+// (localhost, a single label such as "metadata", or a name under .localhost, .local, .internal
+// or .home.arpa, such as metadata.google.internal). It returns Invalid with a message fit for
+// the user. Other names are resolved only when the client connects, so passing here does not
+// mean a request will be allowed.
 func ValidateURL(raw string, allowLoopback bool) error {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
 		return apperr.Invalidf("url is not a valid URL")
 	}
-	if err := checkURL(u); err != nil {
+	if err := checkShape(u); err != nil {
 		return err
 	}
-	host := u.Hostname()
-	if addr, err := netip.ParseAddr(host); err == nil {
-		if err := newGuard(allowLoopback).check(addr); err != nil {
-			return apperr.Wrap(err, apperr.Invalid, "refused_destination", "url must not point to a private, loopback or reserved address")
-		}
-		return nil
+	host, err := asciiHost(u.Hostname())
+	if err != nil {
+		return err
 	}
-	if !allowLoopback && isLocalhostName(host) {
-		return apperr.Wrap(fmt.Errorf("%w: %s", ErrRefusedDestination, host), apperr.Invalid, "refused_destination", "url must not point to a private, loopback or reserved address")
+	addr, literal := hostAddr(host)
+	if literal {
+		if err := newGuard(allowLoopback).check(addr); err != nil {
+			return refused(err)
+		}
+	}
+	if err := checkHost(host); err != nil || literal {
+		return err
+	}
+	if isLocalhostName(host) {
+		if allowLoopback {
+			return nil
+		}
+		return refused(fmt.Errorf("%w: %s", ErrRefusedDestination, host))
+	}
+	if isPrivateName(host) {
+		return refused(fmt.Errorf("%w: %s", ErrRefusedDestination, host))
 	}
 	return nil
 }
 
-// checkURL enforces the shape every outbound URL must have.
+func refused(err error) error {
+	return apperr.Wrap(err, apperr.Invalid, "refused_destination", "url must not point to a private, loopback or reserved address")
+}
+
+// checkURL enforces the shape every outbound URL must have, on every request.
 func checkURL(u *url.URL) error {
+	if err := checkShape(u); err != nil {
+		return err
+	}
+	host, err := asciiHost(u.Hostname())
+	if err != nil {
+		return err
+	}
+	return checkHost(host)
+}
+
+// asciiHost is the host net/http connects to: a name with non-ASCII characters is mapped
+// (UTS #46, as browsers do) to its ASCII form first, so "１２７.０.０.１" is judged as the
+// 127.0.0.1 it becomes.
+func asciiHost(host string) (string, error) {
+	for i := range len(host) {
+		if host[i] >= utf8.RuneSelf {
+			ascii, err := idna.Lookup.ToASCII(host)
+			if err != nil {
+				return "", apperr.Wrap(err, apperr.Invalid, "invalid_host", "url host is not a valid host name")
+			}
+			return ascii, nil
+		}
+	}
+	return host, nil
+}
+
+// checkShape enforces an absolute http(s) URL with a host and no user info.
+func checkShape(u *url.URL) error {
 	switch {
 	case u == nil:
 		return apperr.Invalidf("url is required")
@@ -248,10 +317,141 @@ func checkURL(u *url.URL) error {
 	return nil
 }
 
+// checkHost refuses hosts whose meaning depends on who reads them: an IPv4 address written
+// other than as four decimal numbers (resolvers disagree on "0177.0.0.1" and "2130706433"; some
+// read 127.0.0.1, others look the name up), a host ending in a number that is no address, and
+// an IPv6 zone, which names a network interface of this machine. The errors wrap
+// ErrRefusedDestination.
+func checkHost(host string) error {
+	if strings.Contains(host, ":") {
+		if addr, err := netip.ParseAddr(host); err == nil && addr.Zone() != "" {
+			return apperr.Wrap(fmt.Errorf("%w: %s", ErrRefusedDestination, host), apperr.Invalid, "refused_destination",
+				"url must not name a network interface")
+		}
+		return nil
+	}
+	if !endsInNumber(host) {
+		return nil
+	}
+	addr, ok := parseIPv4Number(host)
+	switch {
+	case !ok:
+		return apperr.Wrap(fmt.Errorf("%w: %s", ErrRefusedDestination, host), apperr.Invalid, "invalid_host",
+			"url host ends in a number but is not an IP address")
+	case addr.String() != host:
+		return apperr.Wrap(fmt.Errorf("%w: %s", ErrRefusedDestination, host), apperr.Invalid, "invalid_host",
+			"url must write an IPv4 address as four decimal numbers, like 203.0.113.7")
+	}
+	return nil
+}
+
+// hostAddr is the address a URL host names literally, in any form browsers accept.
+func hostAddr(host string) (netip.Addr, bool) {
+	if addr, err := netip.ParseAddr(host); err == nil {
+		return addr, true
+	}
+	if endsInNumber(host) {
+		return parseIPv4Number(host)
+	}
+	return netip.Addr{}, false
+}
+
+// endsInNumber reports whether the host's last label (ignoring one trailing dot) is a number
+// in decimal or 0x hex, the WHATWG URL standard's test for "this host is an IPv4 address".
+func endsInNumber(host string) bool {
+	labels := strings.Split(host, ".")
+	if len(labels) > 1 && labels[len(labels)-1] == "" {
+		labels = labels[:len(labels)-1]
+	}
+	last := labels[len(labels)-1]
+	if last != "" && strings.Trim(last, "0123456789") == "" {
+		return true
+	}
+	if len(last) >= 2 && (last[:2] == "0x" || last[:2] == "0X") {
+		return strings.Trim(last[2:], "0123456789abcdefABCDEF") == ""
+	}
+	return false
+}
+
+// parseIPv4Number reads host as the WHATWG URL standard's IPv4 parser (and inet_aton) do: one
+// to four parts separated by dots, each decimal, 0-prefixed octal or 0x-prefixed hex, the last
+// part filling the bytes the others left.
+func parseIPv4Number(host string) (netip.Addr, bool) {
+	parts := strings.Split(host, ".")
+	if len(parts) > 1 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var nums []uint64
+	for _, p := range parts {
+		n, ok := parseIPv4Part(p)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		nums = append(nums, n)
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return netip.Addr{}, false
+	}
+	v |= last
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true // #nosec G115 -- v holds 32 bits; each conversion takes one byte of it
+}
+
+func parseIPv4Part(p string) (uint64, bool) {
+	base := 10
+	switch {
+	case p == "":
+		return 0, false
+	case len(p) >= 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		p, base = p[2:], 16
+		if p == "" {
+			return 0, true
+		}
+	case len(p) >= 2 && p[0] == '0':
+		p, base = p[1:], 8
+	}
+	n, err := strconv.ParseUint(p, base, 64)
+	if err != nil || n > 1<<32 {
+		return 0, false
+	}
+	return n, true
+}
+
 // isLocalhostName reports names that always resolve to loopback (RFC 6761).
 func isLocalhostName(host string) bool {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	return h == "localhost" || strings.HasSuffix(h, ".localhost")
+}
+
+// privateSuffixes are the domains set aside for names that only mean something inside a
+// network: multicast DNS (RFC 6762), ICANN's private-use .internal (2024, where
+// metadata.google.internal lives) and home networks (RFC 8375).
+var privateSuffixes = []string{".local", ".internal", ".home.arpa"}
+
+// isPrivateName reports names only a private network resolves: a single label, which the
+// resolver completes with the local search domains ("metadata", "redis"), or a name under a
+// private-use domain.
+func isPrivateName(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if !strings.Contains(h, ".") {
+		return true
+	}
+	for _, s := range privateSuffixes {
+		if strings.HasSuffix(h, s) || h == s[1:] {
+			return true
+		}
+	}
+	return false
 }
 
 // classify maps a transport failure to an apperr kind, keeping the cause for errors.Is.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	events "github.com/motionstudio/platform/proto-events"
 )
 
 //go:embed migrations/*.sql
@@ -58,13 +59,19 @@ func (w *Writer) Notify(notify func()) *Writer {
 
 // Add records an event of eventType with msg as its protojson payload, to be published on
 // subject (without the bus prefix), inside tx, which must be the transaction of the state
-// change the event reports: if it rolls back, the event is never published. The trace
+// change the event reports: if it rolls back, the event is never published. eventType must be
+// a subject of the events catalogue and msg its message: the event carries the catalogue's
+// data schema and the tenant or organization msg names (events.AttributesOf). The trace
 // context of ctx is stored with the event and continues at the consumers. It returns the
-// event id, an Invalid error when msg cannot be encoded, and an Internal error when tx is not
-// a transaction or the insert fails.
+// event id, an Invalid error when msg cannot be encoded, and an Internal error when the
+// catalogue refuses the event, tx is not a transaction or the insert fails.
 func (w *Writer) Add(ctx context.Context, tx *gorm.DB, subject, eventType string, msg proto.Message) (string, error) {
 	if _, ok := tx.Statement.ConnPool.(gorm.TxCommitter); !ok {
 		return "", errNoTransaction
+	}
+	attrs, err := events.AttributesOf(eventType, msg)
+	if err != nil {
+		return "", fmt.Errorf("outbox: add: %w", err)
 	}
 	ev, err := natsx.NewEvent(w.source, eventType, subject, msg)
 	if err != nil {
@@ -77,9 +84,11 @@ func (w *Writer) Add(ctx context.Context, tx *gorm.DB, subject, eventType string
 		return "", fmt.Errorf("outbox: add %s: trace headers: %w", eventType, err)
 	}
 	err = tx.WithContext(ctx).Exec(
-		`INSERT INTO outbox (id, subject, type, source, data, trace_headers, created_at)
-		 VALUES (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)`,
+		`INSERT INTO outbox (id, subject, type, source, data, trace_headers, created_at,
+		   data_schema, tenant_id, organization_id)
+		 VALUES (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?)`,
 		ev.ID, ev.Subject, ev.Type, ev.Source, string(ev.Data), string(trace), ev.Time,
+		attrs.DataSchema, attrs.TenantID, attrs.OrganizationID,
 	).Error
 	if err != nil {
 		return "", fmt.Errorf("outbox: add %s: %w", eventType, err)

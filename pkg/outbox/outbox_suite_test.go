@@ -73,13 +73,7 @@ func consume(b *natsx.Bus, spec natsx.ConsumerSpec, h natsx.Handler) {
 
 // runRelay runs r until the spec ends and checks that it then returns nil.
 func runRelay(r *outbox.Relay) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	DeferCleanup(func() {
-		cancel()
-		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
-	})
+	testkit.RunUntilCleanup(r.Run)
 }
 
 // effectHandler records, through outbox.Once, one effects row per event; it counts how

@@ -11,28 +11,32 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/protobuf/types/known/structpb"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/testkit"
+	events "github.com/motionstudio/platform/proto-events"
+	agentteamv1 "github.com/motionstudio/platform/proto-events/gen/agentteam/v1"
+	contentv1 "github.com/motionstudio/platform/proto-events/gen/content/v1"
 )
 
+// testTenant is the tenant the events of createProject concern.
+const testTenant = "0190b0c4-0000-7000-8000-00000000000a"
+
 // createProject is a producer's use case: it changes state and records the event in one
-// transaction, failing (and so rolling back) when fail is set.
+// transaction, failing (and so rolling back) when fail is set. The event is a catalogue event
+// (the outbox takes no other) on the test's own subject.
 func createProject(ctx context.Context, w *outbox.Writer, subject, id string, fail error) (string, error) {
 	var eventID string
 	err := pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
 		if err := tx.Exec(`INSERT INTO projects (id) VALUES (?)`, id).Error; err != nil {
 			return err
 		}
-		payload, err := structpb.NewStruct(map[string]any{"project_id": id})
-		if err != nil {
-			return err
-		}
-		eventID, err = w.Add(ctx, tx, subject, "content.project.created.v1", payload)
+		var err error
+		eventID, err = w.Add(ctx, tx, subject, events.SubjectSvgPreviewGenerated,
+			&contentv1.SvgPreviewGenerated{PreviewId: id, TenantId: testTenant})
 		if err != nil {
 			return err
 		}
@@ -71,12 +75,67 @@ var _ = Describe("an event written to the outbox", func() {
 		Eventually(effects(durable, id)).Should(BeEquivalentTo(1))
 		m := handler.messages()[0]
 		Expect(m.ID).To(Equal(id))
-		Expect(m.Type).To(Equal("content.project.created.v1"))
+		Expect(m.Type).To(Equal(events.SubjectSvgPreviewGenerated))
 		Expect(m.Source).To(Equal("content-svc"))
 		Expect(m.Subject).To(Equal(subject))
-		var got structpb.Struct
+		var got contentv1.SvgPreviewGenerated
 		Expect(m.Decode(&got)).To(Succeed())
-		Expect(got.Fields["project_id"].GetStringValue()).To(Equal("p1"))
+		Expect(got.GetPreviewId()).To(Equal("p1"))
+		Expect(unsent()).To(BeZero())
+	})
+
+	It("carries the catalogue's data schema and the tenant or organization its payload names", func() {
+		entry, _ := events.Lookup(events.SubjectTaskMoved)
+		var ids []string
+		Expect(pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
+			id, err := writer.Add(ctx, tx, subject, events.SubjectTaskMoved,
+				&agentteamv1.TaskMoved{TaskId: "t1", OrganizationId: "0190b0c4-0000-7000-8000-00000000000b"})
+			ids = append(ids, id)
+			return err
+		})).To(Succeed())
+		tenantEvent, err := createProject(ctx, writer, subject, "p1", nil)
+		Expect(err).NotTo(HaveOccurred())
+
+		Expect(relay.Flush(ctx)).To(Equal(2))
+		consume(bus, natsx.ConsumerSpec{Stream: stream, Durable: durable}, handler.handle)
+		Eventually(handler.callCount).Should(Equal(2))
+		byID := map[string]natsx.Message{}
+		for _, m := range handler.messages() {
+			byID[m.ID] = m
+		}
+
+		m := byID[ids[0]]
+		Expect(m.DataSchema).To(Equal(entry.DataSchema()))
+		Expect(m.Header.Get("ce-dataschema")).To(Equal(
+			"urn:motionstudio:asyncapi:agentteam-svc#/components/schemas/motionstudio.agentteam.v1.TaskMoved"))
+		Expect(m.Header.Get("ce-organizationid")).To(Equal("0190b0c4-0000-7000-8000-00000000000b"))
+		Expect(m.OrganizationID).To(Equal("0190b0c4-0000-7000-8000-00000000000b"))
+		Expect(m.Header).NotTo(HaveKey("ce-tenantid"))
+
+		m = byID[tenantEvent]
+		Expect(m.Header.Get("ce-dataschema")).To(HaveSuffix("#/components/schemas/motionstudio.content.v1.SvgPreviewGenerated"))
+		Expect(m.Header.Get("ce-tenantid")).To(Equal(testTenant))
+		Expect(m.TenantID).To(Equal(testTenant))
+		Expect(m.Header).NotTo(HaveKey("ce-organizationid"))
+	})
+
+	It("is refused outside the catalogue, with another subject's payload, or without whom it concerns", func() {
+		for _, add := range []func(tx *gorm.DB) error{
+			func(tx *gorm.DB) error {
+				_, err := writer.Add(ctx, tx, subject, "content.project.created.v1", &contentv1.SvgPreviewGenerated{})
+				return err
+			},
+			func(tx *gorm.DB) error {
+				_, err := writer.Add(ctx, tx, subject, events.SubjectTaskMoved, &contentv1.SvgPreviewGenerated{})
+				return err
+			},
+			func(tx *gorm.DB) error {
+				_, err := writer.Add(ctx, tx, subject, events.SubjectRunFailed, &agentteamv1.RunFailed{RunId: "r1"})
+				return err
+			},
+		} {
+			Expect(pgdb.InTx(ctx, db, add)).NotTo(Succeed())
+		}
 		Expect(unsent()).To(BeZero())
 	})
 
@@ -190,7 +249,7 @@ var _ = Describe("an event written to the outbox", func() {
 	})
 
 	It("must be added inside a transaction", func() {
-		_, err := writer.Add(ctx, db, subject, "t.v1", &structpb.Struct{})
+		_, err := writer.Add(ctx, db, subject, events.SubjectSvgPreviewGenerated, &contentv1.SvgPreviewGenerated{})
 		Expect(err).To(HaveOccurred())
 		Expect(unsent()).To(BeZero())
 	})
@@ -214,6 +273,20 @@ var _ = Describe("an event written to the outbox", func() {
 		Expect(sc.IsSampled()).To(BeTrue())
 	})
 })
+
+// consumedIDs consumes the stream with a durable of its own until n events were handled, and
+// returns their ids in the order they arrived.
+func consumedIDs(stream string, n int) []string {
+	GinkgoHelper()
+	handler := &effectHandler{consumer: unique("d")}
+	consume(bus, natsx.ConsumerSpec{Stream: stream, Durable: handler.consumer}, handler.handle)
+	Eventually(effects(handler.consumer, "")).Should(BeEquivalentTo(n))
+	var got []string
+	for _, m := range handler.messages() {
+		got = append(got, m.ID)
+	}
+	return got
+}
 
 var _ = Describe("the relay", func() {
 	var (
@@ -242,14 +315,35 @@ var _ = Describe("the relay", func() {
 		Expect(relay.Flush(ctx)).To(Equal(5))
 		Expect(relay.Flush(ctx)).To(Equal(0))
 
-		handler := &effectHandler{consumer: unique("d")}
-		consume(bus, natsx.ConsumerSpec{Stream: stream, Durable: handler.consumer}, handler.handle)
-		Eventually(effects(handler.consumer, "")).Should(BeEquivalentTo(25))
-		var got []string
-		for _, m := range handler.messages() {
-			got = append(got, m.ID)
-		}
-		Expect(got).To(Equal(ids))
+		Expect(consumedIDs(stream, len(ids))).To(Equal(ids))
+	})
+
+	It("publishes, when it stops beside a server, the events the server wrote while draining", func() {
+		// An hour's interval: only the first pass, at start, and the last one run.
+		relay := outbox.NewRelay(db, bus, log, outbox.RelayConfig{BatchSize: 10, Interval: time.Hour})
+		serverCtx, stop := context.WithCancel(ctx)
+		var ids []string
+		served := make(chan error, 1)
+		go func() {
+			served <- relay.Beside(serverCtx, func(ctx context.Context) error {
+				<-ctx.Done()
+				for i := range 15 {
+					id, err := createProject(context.WithoutCancel(ctx), writer, subject, fmt.Sprintf("d%02d", i), nil)
+					if err != nil {
+						return err
+					}
+					ids = append(ids, id)
+				}
+				return nil
+			})
+		}()
+		stop()
+		Eventually(served).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
+		var unsent int64
+		Expect(db.Raw(`SELECT count(*) FROM outbox WHERE sent_at IS NULL`).Scan(&unsent).Error).To(Succeed())
+		Expect(unsent).To(BeZero())
+
+		Expect(consumedIDs(stream, len(ids))).To(Equal(ids))
 	})
 
 	It("keeps an event it cannot publish, with the error, and the events after it, for a later pass", func() {

@@ -25,6 +25,8 @@ const (
 	defaultMaxBackoff = 10 * time.Second
 	publishTimeout    = 5 * time.Second
 	purgeEvery        = 10 * time.Minute
+	// lastPassTimeout bounds the last pass Run makes once its context is done.
+	lastPassTimeout = 5 * time.Second
 	// kickPasses is how many quick passes (after 1, 2, 4 and 8 ms) follow a Kick that found
 	// nothing yet, the writer's transaction not having committed.
 	kickPasses = 4
@@ -81,11 +83,54 @@ func (r *Relay) Kick() {
 	}
 }
 
-// Run relays until ctx is done and then returns nil. A full batch is followed at once by the
-// next pass; a failed pass (NATS or the database unavailable) is retried after a backoff that
-// doubles up to MaxBackoff. Sent rows and inbox entries past Retention are purged at start
-// and every ten minutes.
+// Run relays until ctx is done, then makes a last pass of up to five seconds over the rows
+// still unsent, and returns nil. A full batch is followed at once by the next pass; a failed
+// pass (NATS or the database unavailable) is retried after a backoff that doubles up to
+// MaxBackoff. Sent rows and inbox entries past Retention are purged at start and every ten
+// minutes.
 func (r *Relay) Run(ctx context.Context) error {
+	r.relay(ctx)
+	r.lastPass(ctx)
+	return nil
+}
+
+// Beside runs fn with ctx while the relay runs beside it, and returns fn's error. The relay
+// stops only once fn returned, with a last pass: a service's fn serves HTTP and runs the
+// consumers, whose requests and handlers still write outbox rows while they drain after ctx
+// is done, and those rows are published before the process exits.
+func (r *Relay) Beside(ctx context.Context, fn func(ctx context.Context) error) error {
+	relayCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	relayed := make(chan struct{})
+	go func() {
+		defer close(relayed)
+		_ = r.Run(relayCtx)
+	}()
+	err := fn(ctx)
+	stop()
+	<-relayed
+	return err
+}
+
+// lastPass publishes the rows still unsent, batch after batch, until a pass finds less than a
+// full batch, fails or lastPassTimeout ends; what it leaves is published by another replica's
+// relay or by the next start.
+func (r *Relay) lastPass(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastPassTimeout)
+	defer cancel()
+	for {
+		n, err := r.Flush(ctx)
+		if err != nil {
+			r.log.WarnContext(ctx, "outbox relay last pass failed", "published", n, "error", err)
+			return
+		}
+		if n < r.cfg.BatchSize {
+			return
+		}
+	}
+}
+
+// relay is Run's loop until ctx is done.
+func (r *Relay) relay(ctx context.Context) {
 	var nextPurge time.Time
 	failures, quick := 0, 0
 	for {
@@ -95,9 +140,9 @@ func (r *Relay) Run(ctx context.Context) error {
 				r.log.WarnContext(ctx, "outbox purge failed", "error", err)
 			}
 		}
-		n, err := r.Flush(ctx)
+		n, err := r.pass(ctx)
 		if ctx.Err() != nil {
-			return nil
+			return
 		}
 		wait := r.cfg.Interval
 		switch {
@@ -119,7 +164,7 @@ func (r *Relay) Run(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				t.Stop()
-				return nil
+				return
 			case <-r.kick:
 				t.Stop()
 				quick = kickPasses
@@ -129,6 +174,16 @@ func (r *Relay) Run(ctx context.Context) error {
 	}
 }
 
+// pass flushes one batch; a pass under way when ctx ends still completes (within
+// lastPassTimeout), so that it commits or rolls back before the last pass starts: a pass cut
+// short would still hold its rows' locks for a moment, and the last pass, which skips locked
+// rows, would leave them unsent.
+func (r *Relay) pass(ctx context.Context) (int, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastPassTimeout)
+	defer cancel()
+	return r.Flush(ctx)
+}
+
 // backoff doubles from Interval with each consecutive failure, capped at MaxBackoff, plus up
 // to 20% jitter so that relays of several replicas spread out.
 func (r *Relay) backoff(failures int) time.Duration {
@@ -136,18 +191,21 @@ func (r *Relay) backoff(failures int) time.Duration {
 	if failures < 32 {
 		d = min(r.cfg.Interval<<(failures-1), r.cfg.MaxBackoff)
 	}
-	return d + rand.N(d/5+1)
+	return d + rand.N(d/5+1) // #nosec G404 -- retry jitter, not a secret
 }
 
 // row is one unsent outbox row.
 type row struct {
-	ID           string
-	Subject      string
-	Type         string
-	Source       string
-	Data         []byte
-	TraceHeaders []byte
-	CreatedAt    time.Time
+	ID             string
+	Subject        string
+	Type           string
+	Source         string
+	Data           []byte
+	TraceHeaders   []byte
+	CreatedAt      time.Time
+	DataSchema     string
+	TenantID       string
+	OrganizationID string
 }
 
 // Flush makes one pass: in a transaction it locks up to BatchSize unsent rows, oldest first,
@@ -166,7 +224,8 @@ func (r *Relay) Flush(ctx context.Context) (int, error) {
 	)
 	err := pgdb.InTx(ctx, r.db, func(tx *gorm.DB) error {
 		var rows []row
-		err := tx.Raw(`SELECT id::text AS id, subject, type, source, data, trace_headers, created_at
+		err := tx.Raw(`SELECT id::text AS id, subject, type, source, data, trace_headers, created_at,
+				data_schema, tenant_id, organization_id
 			FROM outbox WHERE sent_at IS NULL
 			ORDER BY created_at, id LIMIT ? FOR UPDATE SKIP LOCKED`, r.cfg.BatchSize).Scan(&rows).Error
 		if err != nil {
@@ -214,12 +273,15 @@ func (r *Relay) publish(ctx context.Context, rw row) error {
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	return r.bus.Publish(ctx, natsx.Event{
-		ID:      rw.ID,
-		Type:    rw.Type,
-		Source:  rw.Source,
-		Subject: rw.Subject,
-		Time:    rw.CreatedAt,
-		Data:    rw.Data,
+		ID:             rw.ID,
+		Type:           rw.Type,
+		Source:         rw.Source,
+		Subject:        rw.Subject,
+		Time:           rw.CreatedAt,
+		DataSchema:     rw.DataSchema,
+		TenantID:       rw.TenantID,
+		OrganizationID: rw.OrganizationID,
+		Data:           rw.Data,
 	})
 }
 

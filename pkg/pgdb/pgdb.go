@@ -27,8 +27,9 @@ type Config struct {
 	DSN string `env:"DATABASE_URL"`
 	// MaxOpenConns caps the pool.
 	MaxOpenConns int `env:"DB_MAX_OPEN_CONNS" default:"20"`
-	// MaxIdleConns is how many idle connections the pool keeps.
-	MaxIdleConns int `env:"DB_MAX_IDLE_CONNS" default:"10"`
+	// MaxIdleConns is how many idle connections the pool keeps: by default all of it, so a burst
+	// does not close connections only to open new ones moments later.
+	MaxIdleConns int `env:"DB_MAX_IDLE_CONNS" default:"20"`
 	// ConnMaxLifetime recycles connections after this age.
 	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" default:"30m"`
 	// ConnMaxIdleTime closes connections idle this long.
@@ -141,9 +142,14 @@ func Migrate(ctx context.Context, db *gorm.DB, log *slog.Logger, sources ...Sour
 }
 
 // InTx runs fn in a transaction bound to ctx; it commits when fn returns nil and rolls back
-// otherwise, returning fn's error unchanged.
+// otherwise, returning fn's error unchanged. A transaction that could not begin because the
+// database is unreachable fails as Unavailable.
 func InTx(ctx context.Context, db *gorm.DB, fn func(tx *gorm.DB) error) error {
-	return db.WithContext(ctx).Transaction(fn)
+	err := db.WithContext(ctx).Transaction(fn)
+	if _, ok := apperr.As(err); !ok && err != nil && unreachable(err) {
+		return unavailableError(err)
+	}
+	return err
 }
 
 // Postgres error codes that Translate understands.
@@ -153,21 +159,50 @@ const (
 	codeCheckViolation      = "23514"
 	// codeBadText is character_not_in_repertoire: a NUL character or invalid UTF-8 in text.
 	codeBadText = "22021"
+	// codeBadJSONText is untranslatable_character: a \u0000 escape in a jsonb string.
+	codeBadJSONText = "22P05"
 )
+
+// badText reports whether err is Postgres refusing text the client sent.
+func badText(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == codeBadText || pgErr.Code == codeBadJSONText)
+}
 
 // badTextError is the client error for text Postgres cannot store.
 func badTextError(err error) *apperr.Error {
 	return apperr.Wrap(err, apperr.Invalid, "invalid_text", "the request holds text that cannot be stored: NUL characters or invalid UTF-8")
 }
 
+// unavailableError is the error for a statement that never reached the database: nothing was
+// applied, so the client may retry (503) once the database is back.
+func unavailableError(err error) *apperr.Error {
+	e := apperr.Wrap(err, apperr.Unavailable, "database_unavailable", "the database is unavailable; retry shortly")
+	e.RetryAfter = time.Second
+	return e
+}
+
+// unreachable reports whether err means the statement never reached the database: no
+// connection could be made (the server is down or restarting), or pgx failed before sending.
+func unreachable(err error) bool {
+	var connErr *pgconn.ConnectError
+	return errors.As(err, &connErr) || pgconn.SafeToRetry(err)
+}
+
 // registerClientErrors makes every statement that fails because the client sent text Postgres
-// cannot store (SQLSTATE 22021) fail with an Invalid error instead, whether or not the
+// cannot store (SQLSTATE 22021, or 22P05 inside jsonb) fail with an Invalid error instead, whether or not the
 // repository translates its errors: a last line of defence behind the HTTP edge's own checks.
+// A statement that never reached the database fails as Unavailable in the same way.
 func registerClientErrors(db *gorm.DB) error {
 	fn := func(tx *gorm.DB) {
-		var pgErr *pgconn.PgError
-		if _, ok := apperr.As(tx.Error); !ok && errors.As(tx.Error, &pgErr) && pgErr.Code == codeBadText {
+		if _, ok := apperr.As(tx.Error); ok || tx.Error == nil {
+			return
+		}
+		switch {
+		case badText(tx.Error):
 			tx.Error = badTextError(tx.Error)
+		case unreachable(tx.Error):
+			tx.Error = unavailableError(tx.Error)
 		}
 	}
 	cb := db.Callback()
@@ -187,7 +222,8 @@ func registerClientErrors(db *gorm.DB) error {
 }
 
 // Translate maps not-found and constraint errors to apperr kinds, naming what (for example
-// "user") in the client message; other errors are wrapped as Internal. nil stays nil.
+// "user") in the client message, and a database that could not be reached to Unavailable
+// (nothing was applied; retry); other errors are wrapped as Internal. nil stays nil.
 func Translate(err error, what string) error {
 	if err == nil {
 		return nil
@@ -198,6 +234,12 @@ func Translate(err error, what string) error {
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return apperr.Wrap(err, apperr.NotFound, "not_found", what+" not found")
 	}
+	if unreachable(err) {
+		return unavailableError(err)
+	}
+	if badText(err) {
+		return badTextError(err)
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch pgErr.Code {
@@ -207,8 +249,6 @@ func Translate(err error, what string) error {
 			return apperr.Wrap(err, apperr.Invalid, "invalid_reference", what+" refers to a record that does not exist")
 		case codeCheckViolation:
 			return apperr.Wrap(err, apperr.Invalid, "invalid", what+" violates a constraint")
-		case codeBadText:
-			return badTextError(err)
 		}
 	}
 	return apperr.Wrap(err, apperr.Internal, "internal", "internal error")

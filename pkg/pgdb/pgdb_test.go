@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"log/slog"
+	"net/url"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -61,6 +62,27 @@ var _ = Describe("the database kit", Ordered, func() {
 		Entry("check", `INSERT INTO widgets (id, name, size) VALUES (2, 'c', 0)`, apperr.Invalid, "widget violates a constraint"),
 	)
 
+	It("answers a database it cannot reach as unavailable, so that clients retry, even where nobody translates", func() {
+		_, dsn := testkit.NewDatabase("pgdb_down")
+		u, err := url.Parse(dsn)
+		Expect(err).NotTo(HaveOccurred())
+		proxy := testkit.NewTCPProxy(u.Host)
+		u.Host = proxy.Addr()
+		cut, err := pgdb.Open(context.Background(), pgdb.Config{DSN: u.String(), MaxOpenConns: 2, MaxIdleConns: 2})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = pgdb.Close(cut) })
+		proxy.Cut()
+
+		err = cut.Exec(`SELECT 1`).Error
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Unavailable), "%v", err)
+		Expect(apperr.KindOf(pgdb.InTx(context.Background(), cut, func(tx *gorm.DB) error {
+			return tx.Exec(`SELECT 1`).Error
+		}))).To(Equal(apperr.Unavailable))
+
+		proxy.Restore()
+		Expect(cut.Exec(`SELECT 1`).Error).To(Succeed())
+	})
+
 	It("answers text Postgres cannot store as a client error even where nobody translates", func() {
 		err := db.Exec(`INSERT INTO widgets (id, name, size) VALUES (1, ?, 1)`, "a\x00b").Error
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
@@ -73,6 +95,8 @@ var _ = Describe("the database kit", Ordered, func() {
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
 		e, _ := apperr.As(err)
 		Expect(e.Code).To(Equal("invalid_text"))
+		err = db.Raw(`SELECT ?::jsonb ->> 'name'`, `{"name": "a\u0000b"}`).Scan(&names).Error
+		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid), "a \\u0000 escape inside jsonb")
 	})
 
 	It("reports a missing row as not found and recognises unique violations by constraint", func() {

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -67,22 +68,19 @@ type NATSServer struct {
 	bin  string
 	port int
 	dir  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	// cluster holds the clustering flags of a node of StartNATSCluster.
+	cluster []string
+	cmd     *exec.Cmd
+	done    chan struct{}
 }
 
 // StartNATSServer starts /usr/sbin/nats-server (or nats-server from PATH) with JetStream
 // storing in a temporary directory and waits until it answers. The server is killed and its
 // directory removed when the suite (or the spec that started it) ends.
 func StartNATSServer() *NATSServer {
-	bin := "/usr/sbin/nats-server"
-	if _, err := os.Stat(bin); err != nil {
-		bin, err = exec.LookPath("nats-server")
-		gomega.Expect(err).NotTo(gomega.HaveOccurred(), "nats-server must be installed (run scripts/infra.sh up)")
-	}
 	dir, err := os.MkdirTemp("", "testkit-nats-")
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
-	s := &NATSServer{bin: bin, port: freePort(), dir: dir}
+	s := &NATSServer{bin: natsServerBin(), port: freePort(), dir: dir}
 	ginkgo.DeferCleanup(func() {
 		s.kill()
 		_ = os.RemoveAll(dir)
@@ -91,14 +89,64 @@ func StartNATSServer() *NATSServer {
 	return s
 }
 
+// StartNATSCluster starts n clustered nats-servers with JetStream (see StartNATSServer) and waits
+// until the cluster can create streams with n replicas. ClusterURL lists their addresses.
+func StartNATSCluster(n int) []*NATSServer {
+	bin := natsServerBin()
+	nodes := make([]*NATSServer, n)
+	routes := make([]string, n)
+	clusterPorts := make([]int, n)
+	for i := range nodes {
+		clusterPorts[i] = freePort()
+		routes[i] = fmt.Sprintf("nats-route://127.0.0.1:%d", clusterPorts[i])
+	}
+	for i := range nodes {
+		dir, err := os.MkdirTemp("", "testkit-nats-")
+		gomega.Expect(err).NotTo(gomega.HaveOccurred())
+		s := &NATSServer{bin: bin, port: freePort(), dir: dir, cluster: []string{
+			"-n", fmt.Sprintf("node-%d", i+1), "--cluster_name", "testkit",
+			"--cluster", fmt.Sprintf("nats://127.0.0.1:%d", clusterPorts[i]), "--routes", strings.Join(routes, ","),
+		}}
+		ginkgo.DeferCleanup(func() {
+			s.kill()
+			_ = os.RemoveAll(dir)
+		})
+		nodes[i] = s
+	}
+	// A node's JetStream answers only once a meta leader is elected, which needs a quorum, so
+	// every node starts before any is waited for.
+	for _, s := range nodes {
+		s.launch()
+	}
+	for _, s := range nodes {
+		s.waitAnswers()
+	}
+	return nodes
+}
+
+// ClusterURL is NATS_URL for the given servers: their client URLs, comma-separated.
+func ClusterURL(nodes []*NATSServer) string {
+	urls := make([]string, len(nodes))
+	for i, s := range nodes {
+		urls[i] = s.URL()
+	}
+	return strings.Join(urls, ",")
+}
+
 // URL is the server's client URL.
 func (s *NATSServer) URL() string { return fmt.Sprintf("nats://127.0.0.1:%d", s.port) }
 
 // Start runs the server (again) on the same port and store directory, so streams and
 // consumers survive a Stop, and waits until JetStream answers.
 func (s *NATSServer) Start() {
+	s.launch()
+	s.waitAnswers()
+}
+
+func (s *NATSServer) launch() {
 	gomega.Expect(s.cmd).To(gomega.BeNil(), "nats-server already running")
-	cmd := exec.Command(s.bin, "-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir)
+	args := append([]string{"-a", "127.0.0.1", "-p", strconv.Itoa(s.port), "-js", "-sd", s.dir}, s.cluster...)
+	cmd := exec.Command(s.bin, args...) // #nosec G204 -- tests start the nats-server binary they found, with arguments they built
 	cmd.Stdout = ginkgo.GinkgoWriter
 	cmd.Stderr = ginkgo.GinkgoWriter
 	gomega.Expect(cmd.Start()).To(gomega.Succeed())
@@ -108,7 +156,10 @@ func (s *NATSServer) Start() {
 		close(done)
 	}()
 	s.cmd, s.done = cmd, done
-	gomega.Eventually(s.answers).WithTimeout(20*time.Second).WithPolling(50*time.Millisecond).
+}
+
+func (s *NATSServer) waitAnswers() {
+	gomega.Eventually(s.answers).WithTimeout(30*time.Second).WithPolling(50*time.Millisecond).
 		Should(gomega.Succeed(), "nats-server on port %d did not start", s.port)
 }
 
@@ -128,6 +179,14 @@ func (s *NATSServer) kill() {
 	_ = s.cmd.Process.Kill()
 	<-s.done
 	s.cmd, s.done = nil, nil
+}
+
+// natsServerBin is nats-server from PATH: under make, the one pinned in tools/go.mod (.bin comes
+// first), since Debian's 2.9 loses a work-queue stream's state when cluster nodes are killed.
+func natsServerBin() string {
+	bin, err := exec.LookPath("nats-server")
+	gomega.Expect(err).NotTo(gomega.HaveOccurred(), "nats-server must be installed (make tools, or scripts/infra.sh up)")
+	return bin
 }
 
 // answers checks that the server accepts a connection and its JetStream responds.
@@ -158,4 +217,37 @@ func freePort() int {
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// Listen subscribes to subject (the server's name for it, bus prefix included) with a plain
+// NATS connection, as a consumer outside the platform would, and answers the channel its
+// messages arrive on. The connection closes when the spec or suite that called it ends.
+func Listen(subject string) chan *nats.Msg {
+	ginkgo.GinkgoHelper()
+	nc, err := nats.Connect(NATSURL())
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	ginkgo.DeferCleanup(nc.Close)
+	ch := make(chan *nats.Msg, 64)
+	_, err = nc.ChanSubscribe(subject, ch)
+	gomega.Expect(err).NotTo(gomega.HaveOccurred())
+	gomega.Expect(nc.Flush()).To(gomega.Succeed())
+	return ch
+}
+
+// AwaitMessage waits up to thirty seconds for a message on ch (from Listen) whose JSON payload
+// has field equal to value, dropping the others, and answers it.
+func AwaitMessage(ch chan *nats.Msg, field, value string) *nats.Msg {
+	ginkgo.GinkgoHelper()
+	var msg *nats.Msg
+	gomega.Eventually(func() any {
+		select {
+		case msg = <-ch:
+			var payload map[string]any
+			gomega.Expect(json.Unmarshal(msg.Data, &payload)).To(gomega.Succeed(), "payload: %s", msg.Data)
+			return payload[field]
+		default:
+			return nil
+		}
+	}).WithTimeout(30*time.Second).Should(gomega.Equal(value), "a message with %s %s", field, value)
+	return msg
 }

@@ -23,12 +23,30 @@ const (
 	c.rate_avg, c.rate_count, c.use_count, array_to_string(c.aspects, ',') AS aspects`
 )
 
-// planCase is one catalog listing: extra conditions with their arguments and an order.
+// relevance is content-svc's order of a one-word search (store.relevance): the best place the
+// word matched in, then popularity.
+func relevance(ts string) string {
+	return `CASE WHEN ts_filter(c.search, '{a}') @@ to_tsquery('simple', '` + ts + `') THEN 3
+		WHEN ts_filter(c.search, '{b}') @@ to_tsquery('simple', '` + ts + `') THEN 2
+		WHEN ts_filter(c.search, '{c}') @@ to_tsquery('simple', '` + ts + `') THEN 1 ELSE 0 END DESC, c.use_count DESC, c.id DESC`
+}
+
+// planCase is one catalog listing: extra conditions with their arguments and an order, and
+// for a filter set whose total catalog_counts keeps (no words, at most one tag alone) the
+// condition reading that row instead of counting.
 type planCase struct {
 	name  string
 	where []string
 	args  []any
 	order string
+	kept  string
+}
+
+// keptAll is the catalog_counts row of the whole catalog; keptWith picks one column's value.
+const keptAll = `tag_id IS NULL AND category_id IS NULL AND is_premium IS NULL AND mode IS NULL AND aspect IS NULL`
+
+func keptWith(column string) string {
+	return strings.Replace(keptAll, column+` IS NULL`, column+` = ?`, 1)
 }
 
 var (
@@ -61,15 +79,16 @@ func plans(ctx context.Context, args []string) error {
 	ts := *search + ":*"
 	newest := `c.created_at DESC, c.id DESC`
 	cases := []planCase{
-		{"search", []string{`c.search @@ to_tsquery('simple', ?)`}, []any{ts}, `ts_rank(c.search, to_tsquery('simple', '` + ts + `')) DESC, c.id DESC`},
-		{"filter-category", []string{`c.category_ids @> ARRAY[?::uuid]`}, []any{*category}, newest},
-		{"filter-tags", []string{`c.tag_ids @> ?::uuid[]`}, []any{"{" + *tagA + "," + *tagB + "}"}, newest},
-		{"filter-aspect", []string{`c.aspects @> ARRAY[?::text]`}, []any{"9:16"}, newest},
-		{"filter-premium", []string{`c.is_premium = ?`}, []any{true}, newest},
-		{"sort-newest", nil, nil, newest},
-		{"sort-popular", nil, nil, `c.use_count DESC, c.id DESC`},
-		{"sort-rate", nil, nil, `c.rate_avg DESC, c.id DESC`},
-		{"sort-az", nil, nil, `c.name ASC, c.id ASC`},
+		{"search", []string{`c.search @@ to_tsquery('simple', ?)`}, []any{ts}, relevance(ts), ""},
+		{"filter-category", []string{`c.category_ids @> ARRAY[?::uuid]`}, []any{*category}, newest, keptWith("category_id")},
+		{"filter-tag", []string{`c.tag_ids @> ARRAY[?::uuid]`}, []any{*tagA}, newest, keptWith("tag_id")},
+		{"filter-tags", []string{`c.tag_ids @> ?::uuid[]`}, []any{"{" + *tagA + "," + *tagB + "}"}, newest, ""},
+		{"filter-aspect", []string{`c.aspects @> ARRAY[?::text]`}, []any{"9:16"}, newest, keptWith("aspect")},
+		{"filter-premium", []string{`c.is_premium = ?`}, []any{true}, newest, keptWith("is_premium")},
+		{"sort-newest", nil, nil, newest, keptAll},
+		{"sort-popular", nil, nil, `c.use_count DESC, c.id DESC`, keptAll},
+		{"sort-rate", nil, nil, `c.rate_avg DESC, c.id DESC`, keptAll},
+		{"sort-az", nil, nil, `c.name ASC, c.id ASC`, keptAll},
 	}
 	f, err := os.Create(*out)
 	if err != nil {
@@ -78,8 +97,12 @@ func plans(ctx context.Context, args []string) error {
 	defer f.Close()
 	for _, pc := range cases {
 		cond := strings.Join(append([]string{planLive}, pc.where...), " AND ")
+		count := `SELECT count(*) FROM containers c WHERE ` + cond
+		if pc.kept != "" {
+			count = `SELECT total FROM catalog_counts WHERE ` + pc.kept
+		}
 		queries := []struct{ kind, sql string }{
-			{"count", `SELECT count(*) FROM containers c WHERE ` + cond},
+			{"count", count},
 			{"page", `SELECT ` + planColumns + ` FROM containers c WHERE ` + cond + ` ORDER BY ` + pc.order + ` LIMIT 20 OFFSET 0`},
 		}
 		for _, q := range queries {

@@ -38,7 +38,7 @@ SELECT b.id, 'bench-' || b.g,
        'A ' || w[(b.g / 400) % 20 + 1] || ' video template for ' || w[(b.g * 7) % 20 + 1] || ' clips.',
        w[(b.g * 3) % 20 + 1] || ', ' || w[(b.g * 11) % 20 + 1],
        true, b.g % 5 = 0, (ARRAY['video', 'photo', 'slideshow'])[b.g % 3 + 1],
-       (b.g * 7919 % 401) / 100.0 + 1, b.g % 250, (b.g::bigint * 104729) % 100000,
+       (b.g::bigint * 7919 % 401) / 100.0 + 1, b.g % 250, (b.g::bigint * 104729) % 100000,
        now() - b.g * interval '1 minute', now() - b.g * interval '1 minute', now() - b.g * interval '1 minute'
 FROM bench_containers b, (SELECT ` + seedWords + ` AS w) words;
 

@@ -249,9 +249,10 @@ func createKeys(o options) ([]string, error) {
 	return secrets, nil
 }
 
-// pgArray writes values that need no quoting as a Postgres array literal (gorm would expand a
-// slice into a list).
-func pgArray(values []string) string { return "{" + strings.Join(values, ",") + "}" }
+// pgArray writes values without quotes or backslashes as a Postgres array literal (gorm would
+// expand a slice into a list). Every element is quoted: an unquoted NULL (any case), which a
+// random last4 can be, would be a null element.
+func pgArray(values []string) string { return `{"` + strings.Join(values, `","`) + `"}` }
 
 // base62 is n random characters of [0-9A-Za-z].
 func base62(n int) string {

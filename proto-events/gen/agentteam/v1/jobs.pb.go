@@ -27,13 +27,15 @@ const (
 // job of kind agent.run. The job and run rows are the truth; the worker claims
 // the job by id.
 type AgentRunJob struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	RunId         string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
-	JobId         string                 `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
-	SeatId        string                 `protobuf:"bytes,3,opt,name=seat_id,json=seatId,proto3" json:"seat_id,omitempty"`
-	WorkItemId    string                 `protobuf:"bytes,4,opt,name=work_item_id,json=workItemId,proto3" json:"work_item_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	RunId      string                 `protobuf:"bytes,1,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	JobId      string                 `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	SeatId     string                 `protobuf:"bytes,3,opt,name=seat_id,json=seatId,proto3" json:"seat_id,omitempty"`
+	WorkItemId string                 `protobuf:"bytes,4,opt,name=work_item_id,json=workItemId,proto3" json:"work_item_id,omitempty"`
+	// organization_id is the run's organization.
+	OrganizationId string `protobuf:"bytes,5,opt,name=organization_id,json=organizationId,proto3" json:"organization_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *AgentRunJob) Reset() {
@@ -94,17 +96,25 @@ func (x *AgentRunJob) GetWorkItemId() string {
 	return ""
 }
 
+func (x *AgentRunJob) GetOrganizationId() string {
+	if x != nil {
+		return x.OrganizationId
+	}
+	return ""
+}
+
 var File_motionstudio_agentteam_v1_jobs_proto protoreflect.FileDescriptor
 
 const file_motionstudio_agentteam_v1_jobs_proto_rawDesc = "" +
 	"\n" +
-	"$motionstudio/agentteam/v1/jobs.proto\x12\x19motionstudio.agentteam.v1\"v\n" +
+	"$motionstudio/agentteam/v1/jobs.proto\x12\x19motionstudio.agentteam.v1\"\x9f\x01\n" +
 	"\vAgentRunJob\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x17\n" +
 	"\aseat_id\x18\x03 \x01(\tR\x06seatId\x12 \n" +
 	"\fwork_item_id\x18\x04 \x01(\tR\n" +
-	"workItemIdBLZJgithub.com/motionstudio/platform/proto-events/gen/agentteam/v1;agentteamv1b\x06proto3"
+	"workItemId\x12'\n" +
+	"\x0forganization_id\x18\x05 \x01(\tR\x0eorganizationIdBLZJgithub.com/motionstudio/platform/proto-events/gen/agentteam/v1;agentteamv1b\x06proto3"
 
 var (
 	file_motionstudio_agentteam_v1_jobs_proto_rawDescOnce sync.Once

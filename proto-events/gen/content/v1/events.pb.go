@@ -44,7 +44,10 @@ type SvgPreviewGenerated struct {
 	// color_keys are the color element keys the generator detected in the SVG.
 	ColorKeys []string `protobuf:"bytes,7,rep,name=color_keys,json=colorKeys,proto3" json:"color_keys,omitempty"`
 	// generated_at is when generation ended.
-	GeneratedAt   *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=generated_at,json=generatedAt,proto3" json:"generated_at,omitempty"`
+	GeneratedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=generated_at,json=generatedAt,proto3" json:"generated_at,omitempty"`
+	// tenant_id is the tenant of the user who asked for the preview; empty when
+	// a service asked for it.
+	TenantId      string `protobuf:"bytes,9,opt,name=tenant_id,json=tenantId,proto3" json:"tenant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,11 +138,18 @@ func (x *SvgPreviewGenerated) GetGeneratedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *SvgPreviewGenerated) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
 var File_motionstudio_content_v1_events_proto protoreflect.FileDescriptor
 
 const file_motionstudio_content_v1_events_proto_rawDesc = "" +
 	"\n" +
-	"$motionstudio/content/v1/events.proto\x12\x17motionstudio.content.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa8\x02\n" +
+	"$motionstudio/content/v1/events.proto\x12\x17motionstudio.content.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc5\x02\n" +
 	"\x13SvgPreviewGenerated\x12\x1d\n" +
 	"\n" +
 	"preview_id\x18\x01 \x01(\tR\tpreviewId\x12\x1f\n" +
@@ -151,7 +161,8 @@ const file_motionstudio_content_v1_events_proto_rawDesc = "" +
 	"\x0efailure_reason\x18\x06 \x01(\tR\rfailureReason\x12\x1d\n" +
 	"\n" +
 	"color_keys\x18\a \x03(\tR\tcolorKeys\x12=\n" +
-	"\fgenerated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\vgeneratedAtBHZFgithub.com/motionstudio/platform/proto-events/gen/content/v1;contentv1b\x06proto3"
+	"\fgenerated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\vgeneratedAt\x12\x1b\n" +
+	"\ttenant_id\x18\t \x01(\tR\btenantIdBHZFgithub.com/motionstudio/platform/proto-events/gen/content/v1;contentv1b\x06proto3"
 
 var (
 	file_motionstudio_content_v1_events_proto_rawDescOnce sync.Once

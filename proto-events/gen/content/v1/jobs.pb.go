@@ -25,8 +25,10 @@ const (
 // jobs.content.svg_preview.generate. The svg_previews row is the truth; the
 // worker claims it by id.
 type SvgPreviewJob struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PreviewId     string                 `protobuf:"bytes,1,opt,name=preview_id,json=previewId,proto3" json:"preview_id,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	PreviewId string                 `protobuf:"bytes,1,opt,name=preview_id,json=previewId,proto3" json:"preview_id,omitempty"`
+	// tenant_id is the preview's tenant, as in SvgPreviewGenerated.
+	TenantId      string `protobuf:"bytes,2,opt,name=tenant_id,json=tenantId,proto3" json:"tenant_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -68,14 +70,22 @@ func (x *SvgPreviewJob) GetPreviewId() string {
 	return ""
 }
 
+func (x *SvgPreviewJob) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
 var File_motionstudio_content_v1_jobs_proto protoreflect.FileDescriptor
 
 const file_motionstudio_content_v1_jobs_proto_rawDesc = "" +
 	"\n" +
-	"\"motionstudio/content/v1/jobs.proto\x12\x17motionstudio.content.v1\".\n" +
+	"\"motionstudio/content/v1/jobs.proto\x12\x17motionstudio.content.v1\"K\n" +
 	"\rSvgPreviewJob\x12\x1d\n" +
 	"\n" +
-	"preview_id\x18\x01 \x01(\tR\tpreviewIdBHZFgithub.com/motionstudio/platform/proto-events/gen/content/v1;contentv1b\x06proto3"
+	"preview_id\x18\x01 \x01(\tR\tpreviewId\x12\x1b\n" +
+	"\ttenant_id\x18\x02 \x01(\tR\btenantIdBHZFgithub.com/motionstudio/platform/proto-events/gen/content/v1;contentv1b\x06proto3"
 
 var (
 	file_motionstudio_content_v1_jobs_proto_rawDescOnce sync.Once

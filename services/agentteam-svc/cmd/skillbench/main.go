@@ -170,10 +170,10 @@ func buildRepo(dir string, files int) (string, error) {
 	prefix := uuid.NewString()[:8]
 	for i := range files {
 		path := filepath.Join(work, fmt.Sprintf("skills/s-%s-%05d/SKILL.md", prefix, i))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 			return "", err
 		}
-		if err := os.WriteFile(path, []byte(document(fmt.Sprintf("s-%s-%05d", prefix, i), i)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(document(fmt.Sprintf("s-%s-%05d", prefix, i), i)), 0o600); err != nil {
 			return "", err
 		}
 	}

@@ -72,6 +72,16 @@ type Directory interface {
 	TeamRole(ctx context.Context, teamID, memberID string) (organizationID string, role Role, ok bool, err error)
 }
 
+// TeamMember is what one lookup tells of a member and a team: the team's organization, its
+// board version (which changes with every write to its tasks), and the member's role in the
+// organization (OK false when none).
+type TeamMember struct {
+	OrganizationID string
+	BoardVersion   int64
+	Role           Role
+	OK             bool
+}
+
 // Checker checks capabilities.
 type Checker struct{ dir Directory }
 

@@ -4,6 +4,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -19,12 +20,15 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/pkg/revocation"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/boardapi"
@@ -50,6 +54,10 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
+	// listener keeps the in-memory roles, board versions and library stamps fresh, and signals
+	// committed on each commit of outbox rows.
+	listener  *pglisten.Listener
+	committed chan struct{}
 	// followRevocations keeps the verifier's deny list of identity's revoked sessions.
 	followRevocations func(ctx context.Context) error
 	syncer            *library.Syncer
@@ -60,6 +68,9 @@ type App struct {
 	memoryNotices *bus.MemoryNotices
 	// workers are the agent-run worker's loops (consumer and sweeper), when it is on.
 	workers []func(ctx context.Context) error
+	log     *slog.Logger
+	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
+	stopTracing func(context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -74,12 +85,15 @@ func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New connects to every dependency and builds the service. The caller must Close it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
-	a := &App{}
+	a := &App{log: log}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
+	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+		return nil, err
+	}
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
@@ -95,8 +109,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	a.followRevocations = func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) }
+	asyncDoc, ok := events.AsyncAPI(events.ServiceAgentteam)
+	if !ok {
+		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
+	}
 	a.server, err = httpx.New(httpx.Options{
-		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.PlainText, OpenAPI: api.OpenAPI,
+		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.PlainText, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
 		Checks: []httpx.Check{
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
 			{Name: "nats", Fn: a.bus.Ping},
@@ -105,29 +123,58 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
+	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
+	if err != nil {
+		return nil, err
+	}
+	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.RunQueueQuery))
+	if err != nil {
+		return nil, err
+	}
+	// The hot reads (every capability check, board versions, library stamps) are answered from
+	// memory while the listener listens; it also tells of committed outbox rows.
+	facts := cache.New(cache.DefaultMaxEntries)
+	a.committed = make(chan struct{}, 1)
+	notice := func() {
+		select {
+		case a.committed <- struct{}{}:
+		default:
+		}
+	}
+	if a.listener, err = cache.NewListener(facts, cfg.DB.DSN, notice, log, a.server.Registry); err != nil {
+		return nil, err
+	}
 	orgs := store.NewOrgs(a.db)
-	checker := access.NewChecker(orgs)
+	directory := cache.NewDirectory(facts, orgs)
+	checker := access.NewChecker(directory)
 	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
-	skills, err := a.newLibrary(ctx, cfg, checker, log)
+	skills, err := a.newLibrary(ctx, cfg, checker, facts, log)
 	if err != nil {
 		return nil, err
 	}
 	skillHandler := skillapi.NewHandler(skills, a.syncer)
-	// The relay publishes what every writer adds; a writer kicks it, so run wake-ups and events
-	// go out as their transactions commit, not on the relay's next poll.
-	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
-	writer := outbox.NewWriter(events.SourceAgentteam).Notify(a.relay.Kick)
+	// The relay publishes what every writer adds. Each commit of outbox rows (on any replica) is
+	// heard by the listener and answered with a pass (relayOnCommit), so run wake-ups and events
+	// go out as their transactions commit; while the listener does not listen, a writer kicks
+	// its relay instead, which then passes again 1, 2, 4 and 8 ms later.
+	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{BatchSize: relayBatch})
+	writer := outbox.NewWriter(events.SourceAgentteam).Notify(func() {
+		if !facts.Live() {
+			a.relay.Kick()
+		}
+	})
 	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
 	boards := board.NewService(board.Deps{
-		Store: boardStore, Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore, Access: checker, NewID: newID, Now: now,
+		Store: cache.NewBoard(facts, boardStore), Structure: store.NewStructure(a.db), Versions: directory, Orgs: orgs, Seats: seatStore,
+		Access: checker, NewID: newID, Now: now,
 	})
-	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, newID, now))
-	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
-	a.memory, a.memoryNotices = newMemory(cfg, a.db, a.bus, checker, log)
 	conns, mcp, err := connections(cfg, log, a.db, checker)
 	if err != nil {
 		return nil, err
 	}
+	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, newID, now))
+	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
+	a.memory, a.memoryNotices = newMemory(cfg, a.db, a.bus, checker, log)
 	if cfg.Runs.WorkerConcurrency > 0 {
 		a.workers = runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, a.memory, skills)
 	}
@@ -151,30 +198,60 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 
 // Run serves HTTP, relays the outbox and runs the workers until ctx is done or one of them
-// fails.
+// fails. On shutdown /readyz turns 503 at once and HTTP drains while the run worker stops
+// fetching and finishes or gives back the runs it holds; the relay then makes a last pass
+// over what they wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.server.Run(ctx) })
-	g.Go(func() error { return a.relay.Run(ctx) })
-	g.Go(func() error { return a.followRevocations(ctx) })
-	g.Go(func() error { return a.syncer.Run(ctx) })
-	for _, w := range a.workers {
-		g.Go(func() error { return w(ctx) })
-	}
-	if a.syncAtStart {
-		a.syncer.Trigger()
-	}
-	g.Go(func() error { return a.memoryNotices.Listen(ctx, a.memory) })
-	return g.Wait()
+	return a.relay.Beside(ctx, func(ctx context.Context) error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return a.server.Run(ctx) })
+		g.Go(func() error { return a.listener.Run(ctx) })
+		g.Go(func() error { return relayOnCommit(ctx, a.relay, a.committed) })
+		g.Go(func() error { return a.followRevocations(ctx) })
+		g.Go(func() error { return a.syncer.Run(ctx) })
+		for _, w := range a.workers {
+			g.Go(func() error { return w(ctx) })
+		}
+		if a.syncAtStart {
+			a.syncer.Trigger()
+		}
+		g.Go(func() error { return a.memoryNotices.Listen(ctx, a.memory) })
+		return g.Wait()
+	})
 }
 
-// Close releases every connection New opened.
+// Close releases every connection New opened and flushes the spans not yet exported.
 func (a *App) Close() {
 	if a.bus != nil {
 		a.bus.Close()
 	}
 	if a.db != nil {
 		_ = pgdb.Close(a.db)
+	}
+	if a.stopTracing != nil {
+		telemetry.Stop(a.stopTracing, a.log)
+	}
+}
+
+// relayBatch is how many outbox rows one relay pass publishes at most.
+const relayBatch = 100
+
+// relayOnCommit makes relay passes each time outbox rows were committed (notices that arrive
+// during a pass make one more), until a pass publishes less than a full batch. A failing pass
+// is left to the relay's own loop, which logs it and retries with backoff.
+func relayOnCommit(ctx context.Context, relay *outbox.Relay, committed <-chan struct{}) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-committed:
+		}
+		for {
+			n, err := relay.Flush(ctx)
+			if err != nil || n < relayBatch {
+				break
+			}
+		}
 	}
 }
 

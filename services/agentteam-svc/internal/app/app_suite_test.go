@@ -30,6 +30,8 @@ var (
 	client *testkit.API
 	// suiteCfg is the suite app's configuration, for specs that start an app of their own.
 	suiteCfg config.Config
+	// dnsServer resolves the names of model connections and MCP servers for the suite's apps.
+	dnsServer *testkit.DNS
 	// logs holds everything the suite's apps logged, for specs that check what is never logged.
 	logs = &syncBuffer{}
 )
@@ -61,6 +63,8 @@ var _ = BeforeSuite(func() {
 	cfg, err := config.Load()
 	Expect(err).NotTo(HaveOccurred())
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	// Stopping at the suite's end waits neither for load balancers nor for running handlers.
+	cfg.HTTP.ShutdownDelay, cfg.NATS.ShutdownGrace = 0, 0
 	cfg.DB.DSN = dsn
 	cfg.NATS.URL = testkit.NATSURL()
 	cfg.NATS.Prefix = bus.Subject("")
@@ -70,6 +74,8 @@ var _ = BeforeSuite(func() {
 	// worker's recovery specs quick. The suite's app serves the API only: the worker specs start
 	// apps with the worker (startWorker), so runs queued by other specs stay as they left them.
 	cfg.OutboundAllowLoopback = true
+	dnsServer = testkit.StartDNS()
+	cfg.OutboundDNSServer = dnsServer.Addr()
 	cfg.LogLevel = "debug"
 	cfg.Runs.WorkerConcurrency = 0
 	cfg.Runs.Lease = time.Second

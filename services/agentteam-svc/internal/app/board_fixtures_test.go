@@ -81,8 +81,15 @@ func newAISeat(c crew, teamID, role string) (seatID, agentID string) {
 	GinkgoHelper()
 	seatID = newSeat(c, teamID, role)
 	var a idOf
-	ok("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{"name": role + " bot", "apiConfigId": uuid.NewString()}, &a)
+	ok("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{"name": role + " bot", "apiConfigId": ownModel(c)}, &a)
 	return seatID, a.ID
+}
+
+// ownModel registers a model connection of the crew's organization (nothing answers at its
+// address) and returns its id.
+func ownModel(c crew) string {
+	GinkgoHelper()
+	return newConnection(c, "http://127.0.0.1:9/v1", "sk-fixture-0123456789")
 }
 
 // count runs a counting query.

@@ -8,6 +8,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
@@ -16,13 +17,13 @@ import (
 
 // newLibrary builds the skill and profile library over the configured shared source, seeds
 // the free shared agent profiles and prepares the debounced re-sync.
-func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, log *slog.Logger) (*library.Service, error) {
+func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, facts *cache.Facts, log *slog.Logger) (*library.Service, error) {
 	src, err := skillSource(cfg.SkillSource)
 	if err != nil {
 		return nil, err
 	}
 	lib := library.NewService(library.Deps{
-		Store: store.NewLibrary(a.db), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
+		Store: cache.NewLibrary(facts, store.NewLibrary(a.db)), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
 		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: newID, Now: now, Log: log,
 	})
 	if err := lib.SeedProfiles(ctx); err != nil {

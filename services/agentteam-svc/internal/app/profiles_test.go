@@ -48,9 +48,9 @@ var _ = Describe("the seeded agent profiles", func() {
 var _ = Describe("configuring an agent with an agent profile", func() {
 	It("makes the resolved profile's body the agent's persona and records its version", func() {
 		c := newCrew()
-		seatID := newSeat(c, newTeam(c), "QA")
+		seatID, conn := newSeat(c, newTeam(c), "QA"), ownModel(c)
 		r := client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{
-			"name": "QA bot", "apiConfigId": uuid.NewString(), "persona": "ignored", "agentProfileKey": "qa",
+			"name": "QA bot", "apiConfigId": conn, "persona": "ignored", "agentProfileKey": "qa",
 		})
 		Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
 		var agent struct{ Persona, AgentProfileKey, AgentProfileVersion string }
@@ -63,7 +63,7 @@ var _ = Describe("configuring an agent with an agent profile", func() {
 		By("the organization's own version resolves first")
 		doc := "---\nprofileKey: qa\nname: Our QA\nversion: \"0.9\"\nroles: [qa]\ngoldenTests:\n  - input: a\n    expected: b\n---\nOur way.\n"
 		Expect(client.Do("POST", "/api/orgboard/agent-profiles", c.Owner.Token, map[string]any{"organizationId": c.OrgID, "content": doc}).Status).To(Equal(http.StatusOK))
-		r = client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{"name": "QA bot", "apiConfigId": uuid.NewString(), "agentProfileKey": "qa"})
+		r = client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, map[string]any{"name": "QA bot", "apiConfigId": conn, "agentProfileKey": "qa"})
 		r.JSON(&agent)
 		Expect(agent.Persona).To(Equal("Our way.\n"))
 		Expect(agent.AgentProfileVersion).To(Equal("0.9"))
@@ -71,10 +71,10 @@ var _ = Describe("configuring an agent with an agent profile", func() {
 
 	It("answers Agent profile not found. for an unknown profile or version", func() {
 		c := newCrew()
-		seatID := newSeat(c, newTeam(c), "QA")
+		seatID, conn := newSeat(c, newTeam(c), "QA"), ownModel(c)
 		for _, body := range []map[string]any{
-			{"name": "bot", "apiConfigId": uuid.NewString(), "agentProfileKey": key("nope")},
-			{"name": "bot", "apiConfigId": uuid.NewString(), "agentProfileKey": "qa", "agentProfileVersion": "9.9"},
+			{"name": "bot", "apiConfigId": conn, "agentProfileKey": key("nope")},
+			{"name": "bot", "apiConfigId": conn, "agentProfileKey": "qa", "agentProfileVersion": "9.9"},
 		} {
 			r := client.Do("POST", "/api/orgboard/seats/"+seatID+"/agent", c.Owner.Token, body)
 			Expect(r.Status).To(Equal(http.StatusNotFound))

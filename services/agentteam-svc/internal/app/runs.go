@@ -49,6 +49,7 @@ func connections(cfg config.Config, log *slog.Logger, db *gorm.DB, checker *acce
 	}
 	mcpOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.MCPTimeout, MaxBodyBytes: cfg.Runs.MCPMaxBodyBytes, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
+		DNSServer: cfg.OutboundDNSServer,
 	})
 	mcp := mcpclient.New(mcpOut, cfg.Runs.MCPTimeout, cfg.Runs.MCPMaxBodyBytes, log)
 	svc := connection.NewService(connection.Deps{
@@ -80,6 +81,7 @@ func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w
 	memory runner.Memory, skills *library.Service) []func(context.Context) error {
 	modelOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
+		DNSServer: cfg.OutboundDNSServer,
 	})
 	host, _ := os.Hostname()
 	worker := runner.NewWorker(runner.Config{

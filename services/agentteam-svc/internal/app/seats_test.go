@@ -61,7 +61,7 @@ var _ = Describe("configuring a seat's agent", func() {
 		c := newCrew()
 		team := newTeam(c)
 		seat := newSeat(c, team, "QA")
-		apiConfig, fallback, mcp := uuid.NewString(), uuid.NewString(), uuid.NewString()
+		apiConfig, fallback, mcp := ownModel(c), ownModel(c), newMCPServer(c, "http://127.0.0.1:9/mcp", "Bearer x")
 		var a agentOf
 		ok("POST", "/api/orgboard/seats/"+seat+"/agent", c.TeamOwner.Token, map[string]any{
 			"name": "Quinn", "monogram": "QN", "autonomy": "Suggest", "apiConfigId": apiConfig, "fallbackApiConfigId": fallback,
@@ -120,16 +120,42 @@ var _ = Describe("configuring a seat's agent", func() {
 		Expect(count(`SELECT count(*) FROM agents WHERE seat_id = ?`, seat)).To(BeZero())
 	})
 
+	It("refuses another organization's model connections and MCP servers, and accepts ids naming none", func() {
+		c, other := newCrew(), newCrew()
+		seat := newSeat(c, newTeam(c), "Dev")
+		own, theirs := ownModel(c), ownModel(other)
+		theirServer := newMCPServer(other, "http://127.0.0.1:9/mcp", "Bearer theirs")
+		for _, tc := range []struct {
+			body map[string]any
+			msg  string
+		}{
+			{map[string]any{"apiConfigId": theirs}, "apiConfigId must name one of the organization's model connections."},
+			{map[string]any{"apiConfigId": own, "fallbackApiConfigId": theirs}, "fallbackApiConfigId must name one of the organization's model connections."},
+			{map[string]any{"apiConfigId": own, "mcpServerIds": []string{theirServer}}, "mcpServerIds must name the organization's MCP servers."},
+		} {
+			tc.body["name"] = "Borrower"
+			r := client.Do("POST", "/api/orgboard/seats/"+seat+"/agent", c.Owner.Token, tc.body)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), "%v", tc.body)
+			Expect(string(r.Body)).To(Equal(tc.msg))
+		}
+		Expect(count(`SELECT count(*) FROM agents WHERE seat_id = ?`, seat)).To(BeZero())
+		ok("POST", "/api/orgboard/seats/"+seat+"/agent", c.Owner.Token, map[string]any{
+			"name": "Unknowns", "apiConfigId": uuid.NewString(), "fallbackApiConfigId": uuid.NewString(), "mcpServerIds": []string{uuid.NewString()},
+		}, nil)
+		Expect(count(`SELECT count(*) FROM agents WHERE seat_id = ?`, seat)).To(Equal(1))
+	})
+
 	It("holds the capability matrix on seats and agents", func() {
 		c := newCrew()
 		team := newTeam(c)
 		seat, _ := newAISeat(c, team, "Dev")
+		conn := ownModel(c)
 		expectMatrix(c, configurer, func(t string) testkit.Response {
 			return client.Do("POST", "/api/orgboard/seats", t, map[string]any{"teamId": team, "roleName": "R"})
 		})
 		expectMatrix(c, anyMember, func(t string) testkit.Response { return client.Do("GET", "/api/orgboard/seats?teamId="+team, t, nil) })
 		expectMatrix(c, configurer, func(t string) testkit.Response {
-			return client.Do("POST", "/api/orgboard/seats/"+seat+"/agent", t, map[string]any{"name": "A", "apiConfigId": uuid.NewString()})
+			return client.Do("POST", "/api/orgboard/seats/"+seat+"/agent", t, map[string]any{"name": "A", "apiConfigId": conn})
 		})
 		expectMatrix(c, anyMember, func(t string) testkit.Response { return client.Do("GET", "/api/orgboard/seats/"+seat+"/agent", t, nil) })
 	})

@@ -59,7 +59,7 @@ func SeedMemory(ctx context.Context, cfg config.Config, n int, memberID string) 
 		return seed, fmt.Errorf("seed memory: team: %w", err)
 	}
 	embedder, mem := newEmbedder(cfg), store.NewMemory(db)
-	r := rand.New(rand.NewPCG(42, uint64(n)))
+	r := rand.New(rand.NewPCG(42, uint64(n))) // #nosec G404 G115 -- demo data is meant to be reproducible from a fixed seed; n is a positive count
 	const batch = 64
 	for start := 0; start < n; start += batch {
 		texts := make([]string, min(batch, n-start))

@@ -247,6 +247,27 @@ var _ = Describe("the agent-run worker", func() {
 		Expect(model.calls()).To(BeEmpty())
 	})
 
+	It("never uses another organization's model connection or MCP server, even for an agent stored before configuration checked them", func() {
+		c, other := newCrew(), newCrew()
+		theirModel, ownModel := newModelStub(answering("never")), newModelStub(answering("Checked with our own model."))
+		mcp := mcptest.New("mcp-token-theirs")
+		DeferCleanup(mcp.Close)
+		theirs := newConnection(other, theirModel.URL+"/v1", key)
+		theirServer := newMCPServer(other, mcp.URL+"/mcp", "Bearer mcp-token-theirs")
+		own := newConnection(c, ownModel.URL+"/v1", key)
+		t := seedTeam(c, agentSpec{Primary: theirs, Fallback: own, MCPServers: []string{theirServer}})
+
+		id := t.enqueue()
+		Eventually(runStatus(id)).WithTimeout(20 * time.Second).Should(Equal("Completed"))
+		r := readRun(id)
+		Expect(*r.ConnectionID).To(Equal(own))
+		Expect(r.SkippedMcpServers).To(ContainSubstring(theirServer))
+		Expect(r.SkippedMcpServers).To(ContainSubstring("MCP server not found."))
+		Expect(theirModel.calls()).To(BeEmpty())
+		Expect(mcp.Methods()).To(BeEmpty())
+		Expect(ownModel.calls()).To(HaveLen(1))
+	})
+
 	It("refuses a run over the agent's monthly token budget before calling the model", func() {
 		c := newCrew()
 		model := newModelStub(answering("never"))

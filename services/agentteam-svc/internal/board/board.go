@@ -43,6 +43,7 @@ type Seats interface {
 type Deps struct {
 	Store     Store
 	Structure StructureStore
+	Versions  BoardVersions
 	Orgs      Organizations
 	Seats     Seats
 	Access    *access.Checker
@@ -109,7 +110,7 @@ func (s *Service) Board(ctx context.Context, memberID, teamID string, p org.Page
 // the hottest path; the decision is access.Allow, the one Require makes. It returns
 // TeamNotFound and Forbidden.
 func (s *Service) BoardVersion(ctx context.Context, memberID, teamID string) (int64, error) {
-	version, role, ok, err := s.Structure.BoardVersion(ctx, teamID, memberID)
+	version, role, ok, err := s.Versions.BoardVersion(ctx, teamID, memberID)
 	if err != nil {
 		return 0, err
 	}

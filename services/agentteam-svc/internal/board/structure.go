@@ -26,6 +26,10 @@ type StructureStore interface {
 	// Team returns access.TeamNotFound for an unknown id.
 	Team(ctx context.Context, id string) (Team, error)
 	Teams(ctx context.Context, organizationID string, p org.Page) ([]Team, error)
+}
+
+// BoardVersions answers board versions with the reader's membership.
+type BoardVersions interface {
 	// BoardVersion returns the team's board version, which changes with every write to its
 	// tasks, with the member's role in the team's organization (ok false when none), in one
 	// lookup; access.TeamNotFound for an unknown team.

@@ -32,6 +32,10 @@ type Config struct {
 	// OutboundAllowLoopback lets calls to user-given URLs (model connections, MCP servers,
 	// embeddings) reach 127.0.0.1 and ::1; only local development and tests set it.
 	OutboundAllowLoopback bool `env:"OUTBOUND_ALLOW_LOOPBACK" default:"false"`
+	// OutboundDNSServer ("host:port") resolves the hosts of model connections and MCP servers
+	// instead of the system resolver; a resolver that knows no cluster-internal names keeps them
+	// from resolving at all.
+	OutboundDNSServer string `env:"OUTBOUND_DNS_SERVER"`
 	// SkillSource is the shared skill library's source and push-hook settings.
 	SkillSource SkillSource
 }

@@ -168,12 +168,27 @@ func (s *Service) DeleteModel(ctx context.Context, memberID, id string) (Model, 
 	return m, s.store.DeleteModel(ctx, id, audit.New(m.OrganizationID, memberID, "connection.deleted", "ModelConnection", m.ID, m.Name))
 }
 
-// OpenModel returns the connection with its key in clear, for the worker (no access check: the
-// run's agent named it). It returns ModelNotFound, and Internal when the key does not open.
-func (s *Service) OpenModel(ctx context.Context, id string) (OpenedModel, error) {
+// ModelOrganization returns the organization of the model connection id names, or "" when it
+// names none.
+func (s *Service) ModelOrganization(ctx context.Context, id string) (string, error) {
+	m, _, err := s.store.Model(ctx, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return "", nil
+	}
+	return m.OrganizationID, err
+}
+
+// OpenModel returns the organization's connection with its key in clear, for the worker (no
+// member check: the run's agent named it). Another organization's connection is not found, so
+// an agent can never spend a key that is not its organization's. It returns ModelNotFound, and
+// Internal when the key does not open.
+func (s *Service) OpenModel(ctx context.Context, organizationID, id string) (OpenedModel, error) {
 	m, sealed, err := s.store.Model(ctx, id)
 	if err != nil {
 		return OpenedModel{}, err
+	}
+	if m.OrganizationID != organizationID {
+		return OpenedModel{}, ModelNotFound()
 	}
 	key, err := s.sealer.Open(sealed, modelAAD(m.ID))
 	if err != nil {

@@ -185,7 +185,7 @@ func (s *Service) TestMCPServer(ctx context.Context, memberID, id string) (TestR
 	if _, err := s.access.Require(ctx, memberID, access.ManageApiKeys, access.Org(m.OrganizationID)); err != nil {
 		return TestResult{}, err
 	}
-	e, err := s.OpenMCPServer(ctx, id)
+	e, err := s.OpenMCPServer(ctx, m.OrganizationID, id)
 	if err != nil {
 		return TestResult{}, err
 	}
@@ -200,13 +200,27 @@ func (s *Service) TestMCPServer(ctx context.Context, memberID, id string) (TestR
 	return TestResult{Reachable: true, Tools: names}, nil
 }
 
-// OpenMCPServer returns the server's endpoint with its headers in clear, for a call (no
-// access check: the run's agent named it). It returns MCPServerNotFound, and Internal when the
-// headers do not open.
-func (s *Service) OpenMCPServer(ctx context.Context, id string) (Endpoint, error) {
+// MCPServerOrganization returns the organization of the MCP server id names, or "" when it
+// names none.
+func (s *Service) MCPServerOrganization(ctx context.Context, id string) (string, error) {
+	m, _, err := s.store.MCPServer(ctx, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return "", nil
+	}
+	return m.OrganizationID, err
+}
+
+// OpenMCPServer returns the organization's server with its headers in clear, for a call (no
+// member check: the run's agent named it). Another organization's server is not found, so its
+// headers never go out for an agent that is not its organization's. It returns
+// MCPServerNotFound, and Internal when the headers do not open.
+func (s *Service) OpenMCPServer(ctx context.Context, organizationID, id string) (Endpoint, error) {
 	m, sealed, err := s.store.MCPServer(ctx, id)
 	if err != nil {
 		return Endpoint{}, err
+	}
+	if m.OrganizationID != organizationID {
+		return Endpoint{}, MCPServerNotFound()
 	}
 	plain, err := s.sealer.Open(sealed, mcpAAD(m.ID))
 	var headers map[string]Secret

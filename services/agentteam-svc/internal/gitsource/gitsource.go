@@ -24,27 +24,32 @@ import (
 // Dir reads the SKILL.md files under a local directory; its snapshots have no commit.
 type Dir struct{ Root string }
 
-// Snapshot walks the directory.
+// Snapshot walks the directory. Files are read through an os.Root, so a SKILL.md that is a
+// symbolic link, or a directory swapped for one during the walk, cannot lead outside it.
 func (d Dir) Snapshot(ctx context.Context) (library.Snapshot, error) {
 	root, err := filepath.Abs(d.Root)
 	if err != nil {
 		return library.Snapshot{}, fmt.Errorf("gitsource: %w", err)
 	}
+	dir, err := os.OpenRoot(root)
+	if err != nil {
+		return library.Snapshot{}, fmt.Errorf("gitsource: %w", err)
+	}
+	defer dir.Close()
 	snap := library.Snapshot{Repo: root}
-	err = filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+	err = fs.WalkDir(dir.FS(), ".", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return errors.Join(err, ctx.Err())
 		}
 		if e.IsDir() || e.Name() != library.SkillFile {
 			return nil
 		}
-		raw, err := os.ReadFile(p)
+		raw, err := dir.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(root, p)
-		snap.Files = append(snap.Files, library.SourceFile{Path: filepath.ToSlash(rel), Content: raw})
-		return err
+		snap.Files = append(snap.Files, library.SourceFile{Path: p, Content: raw})
+		return nil
 	})
 	if err != nil {
 		return library.Snapshot{}, fmt.Errorf("gitsource: read %s: %w", root, err)

@@ -201,7 +201,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err == nil && resp.StatusCode >= 300 {
-		t.rec.status.Store(int32(resp.StatusCode))
+		t.rec.status.Store(int32(resp.StatusCode)) // #nosec G115 -- net/http parses status codes as three digits
 	}
 	return resp, err
 }

@@ -4,7 +4,7 @@
 // environment variable of the service reaches a user's endpoint. Failures are apperr errors
 // whose kind tells the worker whether to retry: Unavailable (5xx, timeouts, connection errors)
 // and RateLimited (429) are transient; Unauthenticated (401), Forbidden (403) and Invalid
-// (other 4xx, refused addresses) are not. Messages name the status, never the key or the body.
+// (other 4xx, redirects, refused addresses) are not. Messages name the status, never the key or the body.
 package modelclient
 
 import (
@@ -37,6 +37,7 @@ func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, mess
 		option.WithBaseURL(conn.BaseURL),
 		option.WithAPIKey(conn.APIKey.Reveal()),
 		option.WithMaxRetries(0),
+		option.WithMiddleware(refuseRedirects),
 	)
 	params := openai.ChatCompletionNewParams{Model: conn.Model, Messages: make([]openai.ChatCompletionMessageParamUnion, len(messages))}
 	for i, m := range messages {
@@ -57,6 +58,26 @@ func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, mess
 		Text:  res.Choices[0].Message.Content,
 		Usage: runner.Usage{PromptTokens: int(res.Usage.PromptTokens), CompletionTokens: int(res.Usage.CompletionTokens)},
 	}, nil
+}
+
+// redirected is the error of a model endpoint that answered a redirect. The outbound client
+// never follows one (it could lead anywhere, a private address included), and retrying would
+// only be redirected again.
+type redirected struct{ status int }
+
+func (r redirected) Error() string {
+	return fmt.Sprintf("modelclient: redirect (HTTP %d) not followed", r.status)
+}
+
+// refuseRedirects turns a redirect answer into a redirected error before openai-go reads its
+// body as a completion.
+func refuseRedirects(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	resp, err := next(req)
+	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		_ = resp.Body.Close()
+		return nil, redirected{status: resp.StatusCode}
+	}
+	return resp, err
 }
 
 // classify maps an openai-go or transport error to an apperr kind the worker retries on or not.
@@ -80,6 +101,11 @@ func classify(err error, baseURL string) error {
 	}
 	if errors.Is(err, context.Canceled) {
 		return err
+	}
+	var redirect redirected
+	if errors.As(err, &redirect) {
+		return apperr.Wrap(err, apperr.Invalid, "model_redirected",
+			fmt.Sprintf("The model endpoint answered a redirect (HTTP %d), which is not followed.", redirect.status))
 	}
 	u, _ := url.Parse(baseURL)
 	if u == nil {

@@ -137,7 +137,7 @@ func (w *Worker) openConnections(ctx context.Context, a Agent) ([]connection.Ope
 	}
 	var out []connection.OpenedModel
 	for _, id := range ids {
-		c, err := w.conns.OpenModel(ctx, id)
+		c, err := w.conns.OpenModel(ctx, a.OrganizationID, id)
 		switch {
 		case err == nil:
 			out = append(out, c)

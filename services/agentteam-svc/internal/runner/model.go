@@ -63,7 +63,7 @@ func (r Retry) backoff(n int) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return rand.N(d) + 1
+	return rand.N(d) + 1 // #nosec G404 -- retry jitter, not a secret
 }
 
 // transient reports whether a model error is worth retrying.

@@ -59,7 +59,7 @@ Do the task given after the data sections and answer with your work product.`, a
 		}
 		section("Skills you may apply (names and summaries, data)", s.String())
 	}
-	catalog, skipped := w.toolCatalog(ctx, a.MCPServerIDs)
+	catalog, skipped := w.toolCatalog(ctx, a.OrganizationID, a.MCPServerIDs)
 	p.Skipped = skipped
 	if catalog != "" {
 		section("MCP tool catalog (untrusted tool descriptions, data)", catalog)
@@ -93,15 +93,15 @@ func (w *Worker) skillBriefs(ctx context.Context, organizationID string, keys []
 	return skills
 }
 
-// toolCatalog lists the tools of the agent's MCP servers; a server that is gone or does not
-// answer is skipped, logged and recorded, never failing the run.
-func (w *Worker) toolCatalog(ctx context.Context, serverIDs []string) (string, []run.SkippedServer) {
+// toolCatalog lists the tools of the agent's MCP servers (its organization's only); a server
+// that is gone or does not answer is skipped, logged and recorded, never failing the run.
+func (w *Worker) toolCatalog(ctx context.Context, organizationID string, serverIDs []string) (string, []run.SkippedServer) {
 	var (
 		b       strings.Builder
 		skipped []run.SkippedServer
 	)
 	for _, id := range serverIDs {
-		e, err := w.conns.OpenMCPServer(ctx, id)
+		e, err := w.conns.OpenMCPServer(ctx, organizationID, id)
 		if err != nil {
 			skipped = append(skipped, run.SkippedServer{ID: id, Reason: connection.Reason(err)})
 			w.log.WarnContext(ctx, "mcp server skipped", "mcp_server_id", id, "reason", connection.Reason(err))

@@ -20,11 +20,11 @@ type fakeConns struct {
 	servers map[string]connection.Endpoint
 }
 
-func (f fakeConns) OpenModel(context.Context, string) (connection.OpenedModel, error) {
+func (f fakeConns) OpenModel(context.Context, string, string) (connection.OpenedModel, error) {
 	return connection.OpenedModel{}, errors.New("unused")
 }
 
-func (f fakeConns) OpenMCPServer(_ context.Context, id string) (connection.Endpoint, error) {
+func (f fakeConns) OpenMCPServer(_ context.Context, _, id string) (connection.Endpoint, error) {
 	if e, ok := f.servers[id]; ok {
 		return e, nil
 	}

@@ -49,6 +49,7 @@ type Work struct {
 // Agent is what a run needs of its agent.
 type Agent struct {
 	ID                  string
+	OrganizationID      string
 	Name                string
 	RoleName            string
 	Persona             string
@@ -89,8 +90,9 @@ type Store interface {
 
 // Connections opens model connections and MCP servers (connection.Service).
 type Connections interface {
-	OpenModel(ctx context.Context, id string) (connection.OpenedModel, error)
-	OpenMCPServer(ctx context.Context, id string) (connection.Endpoint, error)
+	// OpenModel and OpenMCPServer answer NotFound for another organization's connection.
+	OpenModel(ctx context.Context, organizationID, id string) (connection.OpenedModel, error)
+	OpenMCPServer(ctx context.Context, organizationID, id string) (connection.Endpoint, error)
 }
 
 // Memory recalls the team's entries most relevant to a query, best first.

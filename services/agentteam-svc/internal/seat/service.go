@@ -32,18 +32,26 @@ type Personas interface {
 	Persona(ctx context.Context, organizationID, key, version string) (persona, resolvedVersion string, err error)
 }
 
+// Connections tells which organization a model connection or an MCP server belongs to, ""
+// for an id naming none (connection.Service).
+type Connections interface {
+	ModelOrganization(ctx context.Context, id string) (string, error)
+	MCPServerOrganization(ctx context.Context, id string) (string, error)
+}
+
 // Service implements seats and agent configuration.
 type Service struct {
 	store    Store
 	access   *access.Checker
 	personas Personas
+	conns    Connections
 	newID    func() string
 	now      func() time.Time
 }
 
 // NewService returns a Service.
-func NewService(store Store, checker *access.Checker, personas Personas, newID func() string, now func() time.Time) *Service {
-	return &Service{store: store, access: checker, personas: personas, newID: newID, now: now}
+func NewService(store Store, checker *access.Checker, personas Personas, conns Connections, newID func() string, now func() time.Time) *Service {
+	return &Service{store: store, access: checker, personas: personas, conns: conns, newID: newID, now: now}
 }
 
 // Create opens a seat on the team (ConfigureAgents). It returns Invalid, access.TeamNotFound
@@ -106,10 +114,10 @@ func deref(s *string) string {
 }
 
 // ConfigureAgent creates or replaces the seat's one agent; the seat becomes AI
-// (ConfigureAgents on its team). The model connection is not looked up: an apiConfigId naming
-// none is accepted and a run with it fails. With an agentProfileKey the resolved profile's body
-// becomes the persona and its version is recorded. It returns Invalid, NotFound (also for an
-// unknown agent profile) and Forbidden.
+// (ConfigureAgents on its team). Its model connections and MCP servers must not be another
+// organization's. With an agentProfileKey the resolved profile's body becomes the persona and
+// its version is recorded. It returns Invalid, NotFound (also for an unknown agent profile) and
+// Forbidden.
 func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c AgentConfig) (Agent, error) {
 	if err := c.validate(); err != nil {
 		return Agent{}, err
@@ -120,6 +128,9 @@ func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c
 	}
 	orgID, err := s.access.Require(ctx, memberID, access.ConfigureAgents, access.Team(st.TeamID))
 	if err != nil {
+		return Agent{}, err
+	}
+	if err := s.ownConnections(ctx, orgID, c); err != nil {
 		return Agent{}, err
 	}
 	if err := s.applyProfile(ctx, orgID, &c); err != nil {
@@ -139,6 +150,36 @@ func (s *Service) ConfigureAgent(ctx context.Context, memberID, seatID string, c
 		}
 		return a, audit.New(orgID, memberID, "agent.configured", "Agent", a.ID, "seat "+st.ID+": "+a.Name), nil
 	})
+}
+
+// ownConnections refuses a configuration naming another organization's model connection or
+// MCP server, so an agent never uses another organization's key or headers. An id naming none
+// is accepted, as the spec lists no error for it: a run with it fails (no_connection) and an
+// unknown MCP server is skipped.
+func (s *Service) ownConnections(ctx context.Context, orgID string, c AgentConfig) error {
+	models := [][2]string{{"apiConfigId", c.APIConfigID}}
+	if f := deref(c.FallbackAPIConfigID); f != "" {
+		models = append(models, [2]string{"fallbackApiConfigId", f})
+	}
+	for _, m := range models {
+		owner, err := s.conns.ModelOrganization(ctx, m[1])
+		if err != nil {
+			return err
+		}
+		if owner != "" && owner != orgID {
+			return field.Invalid("%s must name one of the organization's model connections.", m[0])
+		}
+	}
+	for _, id := range c.MCPServerIDs {
+		owner, err := s.conns.MCPServerOrganization(ctx, id)
+		if err != nil {
+			return err
+		}
+		if owner != "" && owner != orgID {
+			return field.Invalid("mcpServerIds must name the organization's MCP servers.")
+		}
+	}
+	return nil
 }
 
 // applyProfile replaces the configuration's persona with the body of its agent profile, if any.

@@ -235,21 +235,30 @@ func (s *Orgs) RoleOf(ctx context.Context, organizationID, memberID string) (acc
 // TeamRole returns the team's organization and the member's role there in one query, or
 // access.TeamNotFound.
 func (s *Orgs) TeamRole(ctx context.Context, teamID, memberID string) (string, access.Role, bool, error) {
+	t, err := s.TeamMember(ctx, teamID, memberID)
+	return t.OrganizationID, t.Role, t.OK, err
+}
+
+// TeamMember returns, in one query, the team's organization and board version with the
+// member's role there, or access.TeamNotFound.
+func (s *Orgs) TeamMember(ctx context.Context, teamID, memberID string) (access.TeamMember, error) {
 	var rows []struct {
 		OrganizationID string
+		BoardVersion   int64
 		Role           *string
 	}
-	err := s.db.WithContext(ctx).Raw(`SELECT t.organization_id::text AS organization_id, m.role
+	err := s.db.WithContext(ctx).Raw(`SELECT t.organization_id::text AS organization_id, t.board_version, m.role
 		FROM teams t LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.member_id = ?
 		WHERE t.id = ?`, memberID, teamID).Scan(&rows).Error
 	if err != nil {
-		return "", "", false, pgdb.Translate(err, "team")
+		return access.TeamMember{}, pgdb.Translate(err, "team")
 	}
 	if len(rows) == 0 {
-		return "", "", false, access.TeamNotFound()
+		return access.TeamMember{}, access.TeamNotFound()
 	}
-	if rows[0].Role == nil {
-		return rows[0].OrganizationID, "", false, nil
+	t := access.TeamMember{OrganizationID: rows[0].OrganizationID, BoardVersion: rows[0].BoardVersion}
+	if rows[0].Role != nil {
+		t.Role, t.OK = access.Role(*rows[0].Role), true
 	}
-	return rows[0].OrganizationID, access.Role(*rows[0].Role), true, nil
+	return t, nil
 }

@@ -230,9 +230,18 @@ func queueJob(ctx context.Context, tx *gorm.DB, w *outbox.Writer, r run.Run, now
 	if err := tx.WithContext(ctx).Create(&job).Error; err != nil {
 		return pgdb.Translate(err, "job")
 	}
-	wake := &agentteamv1.AgentRunJob{RunId: r.ID, JobId: job.ID, SeatId: r.SeatID, WorkItemId: r.WorkItemID}
+	wake := &agentteamv1.AgentRunJob{RunId: r.ID, JobId: job.ID, SeatId: r.SeatID, WorkItemId: r.WorkItemID,
+		OrganizationId: r.OrganizationID}
 	if _, err := w.Add(ctx, tx, events.SubjectAgentRunJob, events.SubjectAgentRunJob, wake); err != nil {
 		return fmt.Errorf("store: wake run %s: %w", r.ID, err)
 	}
 	return nil
 }
+
+// RunQueueQuery measures the agent runs queued and running, for pgdb.NewJobQueueCollector,
+// from the agent_runs_active_key partial index; both states are answered, empty or not.
+const RunQueueQuery = `SELECT 'agent_runs', s.status, count(r.id)::float8,
+	COALESCE(EXTRACT(EPOCH FROM now() - min(r.created_at)), 0)::float8
+	FROM (VALUES ('Queued'), ('Running')) AS s (status)
+	LEFT JOIN agent_runs r ON r.status = s.status
+	GROUP BY s.status`

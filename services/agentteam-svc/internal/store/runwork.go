@@ -2,13 +2,12 @@ package store
 
 import (
 	"context"
-	"errors"
+	"math"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
@@ -43,25 +42,31 @@ func toJobModel(j run.Job) jobModel {
 	}
 }
 
-// UpdateWork locks the run, then its job (the order Cancel uses), calls fn and saves both; a
-// wake-up asked for and the event and audit entry of a run that fn ended go in the same
-// transaction. It returns run.NotFound when the run or its job does not exist, and fn's error.
+// workRow is a run with its job, read by one locking query.
+type workRow struct {
+	Run runModel `gorm:"embedded"`
+	Job jobModel `gorm:"embedded;embeddedPrefix:job_"`
+}
+
+// UpdateWork locks the run and its job in one statement (the run's row first, the order Cancel
+// uses), calls fn and saves both; a wake-up asked for and the event and audit entry of a run
+// that fn ended go in the same transaction. It returns run.NotFound when the run or its job does
+// not exist, and fn's error.
 func (s *RunWork) UpdateWork(ctx context.Context, runID string, fn func(*runner.Work) error) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		lock := clause.Locking{Strength: "UPDATE"}
-		var rm runModel
-		if err := takeRun(tx.Clauses(lock), runID, &rm); err != nil {
-			return err
+		var rows []workRow
+		err := tx.Raw(`SELECT r.*, j.id AS job_id, j.kind AS job_kind, j.run_id AS job_run_id, j.status AS job_status,
+				j.attempts AS job_attempts, j.lease_owner AS job_lease_owner, j.lease_until AS job_lease_until,
+				j.last_error AS job_last_error, j.created_at AS job_created_at, j.updated_at AS job_updated_at
+			FROM agent_runs r JOIN jobs j ON j.run_id = r.id WHERE r.id = ? FOR UPDATE`, runID).Scan(&rows).Error
+		if err != nil {
+			return pgdb.Translate(err, "agent run")
 		}
-		var jm jobModel
-		err := tx.Clauses(lock).Where("run_id = ?", runID).Take(&jm).Error
-		if errors.Is(err, gorm.ErrRecordNotFound) {
+		if len(rows) == 0 {
 			return run.NotFound()
 		}
-		if err != nil {
-			return pgdb.Translate(err, "job")
-		}
-		w := runner.Work{Run: rm.toDomain(), Job: jm.toDomain()}
+		rm := rows[0].Run
+		w := runner.Work{Run: rm.toDomain(), Job: rows[0].Job.toDomain()}
 		if err := fn(&w); err != nil {
 			return err
 		}
@@ -79,7 +84,8 @@ func (s *RunWork) UpdateWork(ctx context.Context, runID string, fn func(*runner.
 			return pgdb.Translate(err, "job")
 		}
 		if w.Wake {
-			wake := &agentteamv1.AgentRunJob{RunId: runID, JobId: j.ID, SeatId: m.SeatID, WorkItemId: m.WorkItemID}
+			wake := &agentteamv1.AgentRunJob{RunId: runID, JobId: j.ID, SeatId: m.SeatID, WorkItemId: m.WorkItemID,
+				OrganizationId: m.OrganizationID}
 			if _, err := s.outbox.Add(ctx, tx, events.SubjectAgentRunJob, events.SubjectAgentRunJob, wake); err != nil {
 				return err
 			}
@@ -114,15 +120,15 @@ func (s *RunWork) ended(ctx context.Context, tx *gorm.DB, r run.Run) error {
 		subject = events.SubjectRunCompleted
 		ev = &agentteamv1.RunCompleted{
 			RunId: r.ID, OrganizationId: r.OrganizationID, TeamId: r.TeamID, SeatId: r.SeatID, WorkItemId: r.WorkItemID,
-			AgentId: agentID, ConnectionId: connID, PromptTokens: int32(r.PromptTokens), CompletionTokens: int32(r.CompletionTokens),
-			Attempts: int32(r.Attempts), FinishedAt: finished,
+			AgentId: agentID, ConnectionId: connID, PromptTokens: toInt32(r.PromptTokens), CompletionTokens: toInt32(r.CompletionTokens),
+			Attempts: toInt32(r.Attempts), FinishedAt: finished,
 		}
 		e = audit.New(r.OrganizationID, "", "run.completed", "AgentRun", r.ID, "")
 	} else {
 		subject = events.SubjectRunFailed
 		ev = &agentteamv1.RunFailed{
 			RunId: r.ID, OrganizationId: r.OrganizationID, TeamId: r.TeamID, SeatId: r.SeatID, WorkItemId: r.WorkItemID,
-			AgentId: agentID, ErrorCode: r.ErrorCode, Error: r.Error, Attempts: int32(r.Attempts), FinishedAt: finished,
+			AgentId: agentID, ErrorCode: r.ErrorCode, Error: r.Error, Attempts: toInt32(r.Attempts), FinishedAt: finished,
 		}
 		e = audit.New(r.OrganizationID, "", "run.failed", "AgentRun", r.ID, r.ErrorCode)
 	}
@@ -132,22 +138,24 @@ func (s *RunWork) ended(ctx context.Context, tx *gorm.DB, r run.Run) error {
 	return writeAudit(tx, e)
 }
 
-// Agent returns the agent with its seat's role name; seat.NoAgent for an unknown id.
+// Agent returns the agent with its seat's role name, in one query; seat.NoAgent for an unknown
+// id.
 func (s *RunWork) Agent(ctx context.Context, agentID string) (runner.Agent, error) {
-	var m agentModel
-	err := s.db.WithContext(ctx).Where("id = ?", agentID).Take(&m).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return runner.Agent{}, seat.NoAgent()
+	var rows []struct {
+		Agent    agentModel `gorm:"embedded"`
+		RoleName string
 	}
+	err := s.db.WithContext(ctx).Raw(`SELECT a.*, s.role_name FROM agents a JOIN seats s ON s.id = a.seat_id WHERE a.id = ?`, agentID).
+		Scan(&rows).Error
 	if err != nil {
 		return runner.Agent{}, pgdb.Translate(err, "agent")
 	}
-	var st seatModel
-	if err := takeByID(s.db.WithContext(ctx), m.SeatID, &st, "seat", seat.NotFound); err != nil {
-		return runner.Agent{}, err
+	if len(rows) == 0 {
+		return runner.Agent{}, seat.NoAgent()
 	}
+	m := rows[0].Agent
 	return runner.Agent{
-		ID: m.ID, Name: m.Name, RoleName: st.RoleName, Persona: m.Persona, APIConfigID: m.APIConfigID,
+		ID: m.ID, OrganizationID: m.OrganizationID, Name: m.Name, RoleName: rows[0].RoleName, Persona: m.Persona, APIConfigID: m.APIConfigID,
 		FallbackAPIConfigID: m.FallbackAPIConfigID, SkillKeys: nonNil(m.SkillKeys), MCPServerIDs: nonNil(m.MCPServerIDs),
 		MonthlyTokenBudget: m.MonthlyTokenBudget,
 	}, nil
@@ -200,4 +208,10 @@ func (s *RunWork) Sweepable(ctx context.Context, now, staleBefore, queuedBefore 
 			OR (r.status = 'Queued' AND r.created_at < ?))
 		ORDER BY j.updated_at LIMIT ?`, now, staleBefore, queuedBefore, limit).Scan(&ids).Error
 	return ids, pgdb.Translate(err, "job")
+}
+
+// toInt32 fits a count into an event's int32 field, saturating: token counts come from model
+// providers, whose answers the platform does not control, and must not wrap to negative.
+func toInt32(n int) int32 {
+	return int32(min(max(n, math.MinInt32), math.MaxInt32)) // #nosec G115 -- clamped to the int32 range on this line
 }

@@ -182,26 +182,3 @@ func mapAll[M, D any](rows []M, f func(M) D) []D {
 	}
 	return out
 }
-
-// BoardVersion returns, in one query, the team's board version (which changes with every write
-// to its tasks) and the member's role in the team's organization (ok false when none);
-// access.TeamNotFound for an unknown team.
-func (s *Structure) BoardVersion(ctx context.Context, teamID, memberID string) (int64, access.Role, bool, error) {
-	var rows []struct {
-		BoardVersion int64
-		Role         *string
-	}
-	err := s.db.WithContext(ctx).Raw(`SELECT t.board_version, m.role
-		FROM teams t LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.member_id = ?
-		WHERE t.id = ?`, memberID, teamID).Scan(&rows).Error
-	if err != nil {
-		return 0, "", false, pgdb.Translate(err, "team")
-	}
-	if len(rows) == 0 {
-		return 0, "", false, access.TeamNotFound()
-	}
-	if rows[0].Role == nil {
-		return rows[0].BoardVersion, "", false, nil
-	}
-	return rows[0].BoardVersion, access.Role(*rows[0].Role), true, nil
-}

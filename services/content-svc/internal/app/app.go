@@ -4,10 +4,10 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
@@ -20,8 +20,10 @@ import (
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/revocation"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/content-svc/api"
+	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/config"
 	"github.com/motionstudio/platform/services/content-svc/internal/editor"
@@ -41,8 +43,11 @@ type App struct {
 	server *httpx.Server
 	relay  *outbox.Relay
 	// workers are the background loops Run starts beside the server (upload sweeper, SVG
-	// preview worker, session revocations).
+	// preview worker, session revocations, the catalog cache's listener).
 	workers []func(ctx context.Context) error
+	log     *slog.Logger
+	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
+	stopTracing func(context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -57,12 +62,15 @@ func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New connects to every dependency and builds the service. The caller must Close it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
-	a := &App{}
+	a := &App{log: log}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
+	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+		return nil, err
+	}
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
@@ -90,8 +98,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	a.workers = append(a.workers, func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) })
+	asyncDoc, ok := events.AsyncAPI(events.ServiceContent)
+	if !ok {
+		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
+	}
 	a.server, err = httpx.New(httpx.Options{
-		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
+		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
 		LargeBody: httpapi.LargeBody,
 		Checks: []httpx.Check{
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
@@ -102,6 +114,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
+	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
+	if err != nil {
+		return nil, err
+	}
+	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.PreviewQueueQuery))
+	if err != nil {
+		return nil, err
+	}
 	policies, err := httpx.Merge(httpapi.Policies(verifier), catalogapi.Policies(verifier))
 	if err != nil {
 		return nil, err
@@ -109,9 +129,22 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
-	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects), policies)
+	// Catalog pages and totals are answered from memory while the listener listens.
+	catalogStore := store.NewCatalog(a.db)
+	listings := cache.NewCatalog(catalogStore, cfg.Catalog.CacheBytes)
+	listener, err := cache.NewListener(listings, cfg.DB.DSN, log, a.server.Registry)
+	if err != nil {
+		return nil, err
+	}
+	indexer, err := cache.NewIndexer(listings, catalogStore, cache.IndexOptions{
+		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Every: cfg.Catalog.IndexEvery}, log, a.server.Registry)
+	if err != nil {
+		return nil, err
+	}
+	a.workers = append(a.workers, listener.Run, indexer.Run)
+	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects, listings), policies)
 	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(
-		catalog.NewService(store.NewCatalog(a.db), catalog.NewCountCache(cfg.Catalog.CountTTL, catalog.DefaultCountCacheSize, time.Now), newID),
+		catalog.NewService(listings, newID),
 		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID),
 		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL)), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
@@ -122,24 +155,31 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 // (tests listen on port 0).
 func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 
-// Run serves HTTP and relays the outbox until ctx is done or one of them fails.
+// Run serves HTTP, runs the workers and relays the outbox until ctx is done or one of them
+// fails. On shutdown /readyz turns 503 at once and HTTP drains while the workers stop
+// fetching and finish or nak what they hold; the relay then makes a last pass over what they
+// wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.server.Run(ctx) })
-	g.Go(func() error { return a.relay.Run(ctx) })
-	for _, w := range a.workers {
-		g.Go(func() error { return w(ctx) })
-	}
-	return g.Wait()
+	return a.relay.Beside(ctx, func(ctx context.Context) error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return a.server.Run(ctx) })
+		for _, w := range a.workers {
+			g.Go(func() error { return w(ctx) })
+		}
+		return g.Wait()
+	})
 }
 
-// Close releases every connection New opened.
+// Close releases every connection New opened and flushes the spans not yet exported.
 func (a *App) Close() {
 	if a.bus != nil {
 		a.bus.Close()
 	}
 	if a.db != nil {
 		_ = pgdb.Close(a.db)
+	}
+	if a.stopTracing != nil {
+		telemetry.Stop(a.stopTracing, a.log)
 	}
 }
 

@@ -30,6 +30,8 @@ var (
 	baseURL string
 	// natsPrefix is the service's NATS subject prefix, for independent subscribers.
 	natsPrefix string
+	// suiteCfg is the configuration of the suite's replica, for starting more.
+	suiteCfg config.Config
 )
 
 var _ = BeforeSuite(func() {
@@ -41,6 +43,8 @@ var _ = BeforeSuite(func() {
 	cfg, err := config.Load()
 	Expect(err).NotTo(HaveOccurred())
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	// Stopping at the suite's end waits neither for load balancers nor for running handlers.
+	cfg.HTTP.ShutdownDelay, cfg.NATS.ShutdownGrace = 0, 0
 	cfg.DB.DSN = dsn
 	cfg.NATS.URL = testkit.NATSURL()
 	cfg.NATS.Prefix = bus.Subject("")
@@ -53,11 +57,21 @@ var _ = BeforeSuite(func() {
 	cfg.Uploads.MaxSingleBytes = aepSingleLimit
 
 	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
+	Expect(app.Migrate(context.Background(), cfg, log)).To(Succeed())
+	DeferCleanup(testkit.RemoveBucket, context.Background(), cfg.Blob)
+	suiteCfg = cfg
+	client, baseURL = serve(cfg)
+	natsPrefix = cfg.NATS.Prefix
+})
+
+// serve runs a replica of the service with cfg until the suite (or the spec that started it)
+// ends and answers a client of it and its base URL once it is ready.
+func serve(cfg config.Config) (*testkit.API, string) {
+	GinkgoHelper()
+	log := slog.New(slog.NewJSONHandler(GinkgoWriter, nil))
 	ctx, cancel := context.WithCancel(context.Background())
-	Expect(app.Migrate(ctx, cfg, log)).To(Succeed())
 	a, err := app.New(ctx, cfg, log)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(testkit.RemoveBucket, context.Background(), cfg.Blob)
 	addr, err := a.Listen()
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)
@@ -67,8 +81,8 @@ var _ = BeforeSuite(func() {
 		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
 		a.Close()
 	})
-	baseURL = "http://" + addr.String()
-	natsPrefix = cfg.NATS.Prefix
-	client = testkit.NewAPI("http://"+addr.String(), api.OpenAPI)
-	Eventually(func() int { return client.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
-})
+	base := "http://" + addr.String()
+	c := testkit.NewAPI(base, api.OpenAPI)
+	Eventually(func() int { return c.Do("GET", "/readyz", "", nil).Status }).Should(Equal(200))
+	return c, base
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/motionstudio/platform/pkg/outbox"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/content-svc/internal/bus"
+	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/config"
 	"github.com/motionstudio/platform/services/content-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/content-svc/internal/media"
@@ -22,7 +23,7 @@ import (
 // filesHandler builds the files-and-site HTTP handler with its domain services, and adds
 // their background loops (the AEP upload sweeper, the SVG preview worker and its requeuer)
 // to the app's workers.
-func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.Store) *httpapi.Handler {
+func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.Store, listings *cache.Catalog) *httpapi.Handler {
 	uploads := upload.NewService(upload.Config{
 		MaxSingleBytes: cfg.Uploads.MaxSingleBytes, MinMultipartBytes: cfg.Uploads.MinMultipartBytes,
 		MaxMultipartBytes: cfg.Uploads.MaxMultipartBytes, PartSizeBytes: cfg.Uploads.PartSizeBytes,
@@ -48,7 +49,7 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 	return httpapi.NewHandler(httpapi.Deps{
 		Render:    render.NewService(store.NewRenderServers(a.db)),
 		Media:     media.NewService(store.NewMedia(a.db), store.NewObjects(objects)),
-		Site:      site.NewService(store.NewSite(a.db)),
+		Site:      site.NewService(cache.Ratings{Store: store.NewSite(a.db), Catalog: listings}),
 		Uploads:   uploads,
 		Previews:  previews,
 		ObjectURL: objects.PublicURL,

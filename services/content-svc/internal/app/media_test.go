@@ -261,10 +261,15 @@ var _ = Describe("music", func() {
 		Expect(meta).To(HaveKeyWithValue("total", 0.0))
 	})
 
-	It("refuses bad paging and a reversed duration range", func() {
+	It("refuses bad paging, a duration that is not a finite number and a reversed duration range", func() {
 		Expect(client.Do("GET", "/v1/music?page_size=101", userToken(), nil).Status).To(Equal(http.StatusBadRequest))
 		Expect(client.Do("GET", "/v1/music?page=0", userToken(), nil).Status).To(Equal(http.StatusBadRequest))
 		Expect(client.Do("GET", "/v1/music?min_duration=10&max_duration=5", userToken(), nil).Status).To(Equal(http.StatusBadRequest))
+		for _, q := range []string{"min_duration=NaN", "max_duration=Inf", "min_duration=-Inf", "max_duration=1e400"} {
+			r := client.Do("GET", "/v1/music?"+q, userToken(), nil)
+			Expect(r.Status).To(Equal(http.StatusBadRequest), q)
+			Expect(string(r.Body)).To(ContainSubstring("duration"), q)
+		}
 	})
 
 	It("validates new tracks and lets only administrators add them", func() {

@@ -11,7 +11,6 @@ import (
 	"image/png"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
@@ -61,22 +60,14 @@ func seedScene() string {
 // generatedEvents subscribes, like any outside consumer, to the generated events of this
 // suite's prefix with a plain NATS connection.
 func generatedEvents() chan *nats.Msg {
-	GinkgoHelper()
-	nc, err := nats.Connect(testkit.NATSURL())
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(nc.Close)
-	ch := make(chan *nats.Msg, 16)
-	sub, err := nc.ChanSubscribe(natsPrefix+events.SubjectSvgPreviewGenerated, ch)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(sub.Unsubscribe)
-	Expect(nc.Flush()).To(Succeed())
-	return ch
+	return testkit.Listen(natsPrefix + events.SubjectSvgPreviewGenerated)
 }
 
 type generatedEvent struct {
 	PreviewID     string   `json:"preview_id"`
 	TargetType    string   `json:"target_type"`
 	TargetID      string   `json:"target_id"`
+	TenantID      string   `json:"tenant_id"`
 	Status        string   `json:"status"`
 	SvgURL        string   `json:"svg_url"`
 	FailureReason string   `json:"failure_reason"`
@@ -87,19 +78,18 @@ type generatedEvent struct {
 // waitForEvent answers the generated event of the preview id.
 func waitForEvent(ch chan *nats.Msg, id string) generatedEvent {
 	GinkgoHelper()
-	var ev generatedEvent
-	Eventually(func() string {
-		select {
-		case m := <-ch:
-			Expect(m.Header.Get("ce-type")).To(Equal(events.SubjectSvgPreviewGenerated))
-			ev = generatedEvent{}
-			Expect(json.Unmarshal(m.Data, &ev)).To(Succeed())
-			return ev.PreviewID
-		default:
-			return ""
-		}
-	}).WithTimeout(20 * time.Second).Should(Equal(id))
+	ev, _ := waitForMessage(ch, id)
 	return ev
+}
+
+// waitForMessage answers the generated event of the preview id and the message carrying it.
+func waitForMessage(ch chan *nats.Msg, id string) (generatedEvent, *nats.Msg) {
+	GinkgoHelper()
+	msg := testkit.AwaitMessage(ch, "preview_id", id)
+	Expect(msg.Header.Get("ce-type")).To(Equal(events.SubjectSvgPreviewGenerated))
+	var ev generatedEvent
+	Expect(json.Unmarshal(msg.Data, &ev)).To(Succeed())
+	return ev, msg
 }
 
 type svgDoc struct {
@@ -180,6 +170,29 @@ var _ = Describe("SVG previews", func() {
 		Expect(r.Status).To(Equal(http.StatusOK))
 		r.JSON(&got)
 		Expect(got).To(HaveKeyWithValue("id", id))
+	})
+
+	It("names the asking user's tenant and the payload's schema in the event's CloudEvents headers, and no tenant for a service", func() {
+		events := generatedEvents()
+		tenantID := uuid.NewString()
+		r := generate(tokens.UserToken(uuid.NewString(), tenantID, false), sceneFields(), quadrants(quadrantColors, encodePNG))
+		Expect(r.Status).To(Equal(http.StatusAccepted), string(r.Body))
+		var accepted map[string]string
+		r.JSON(&accepted)
+		ev, msg := waitForMessage(events, accepted["svg_preview_id"])
+		Expect(ev.TenantID).To(Equal(tenantID))
+		Expect(msg.Header.Get("ce-tenantid")).To(Equal(tenantID))
+		Expect(msg.Header.Get("ce-dataschema")).To(Equal(
+			"urn:motionstudio:asyncapi:content-svc#/components/schemas/motionstudio.content.v1.SvgPreviewGenerated"))
+		Expect(msg.Header).NotTo(HaveKey("ce-organizationid"))
+
+		r = generate(tokens.ServiceToken("editor"), sceneFields(), quadrants(quadrantColors, encodePNG))
+		Expect(r.Status).To(Equal(http.StatusAccepted), string(r.Body))
+		r.JSON(&accepted)
+		ev, msg = waitForMessage(events, accepted["svg_preview_id"])
+		Expect(ev.TenantID).To(BeEmpty())
+		Expect(msg.Header).NotTo(HaveKey("ce-tenantid"))
+		Expect(msg.Header.Get("ce-dataschema")).To(HaveSuffix("motionstudio.content.v1.SvgPreviewGenerated"))
 	})
 
 	It("accepts JPEG images and project targets", func() {

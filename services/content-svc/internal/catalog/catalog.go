@@ -132,6 +132,36 @@ const (
 	SortAZ        = "az"
 )
 
+// Sorts are the orders a client may ask for; with search words and no sort, the catalog is
+// ordered by relevance.
+func Sorts() []string { return []string{SortNewest, SortPopular, SortRate, SortAZ} }
+
+// Search weights: where a word matched, for relevance. A word counts the best place it matched
+// in: the name, the keywords, the description.
+const (
+	WeightName        = 3
+	WeightKeywords    = 2
+	WeightDescription = 1
+)
+
+// ListingRow is a catalog template as an in-memory listing index reads it: its card, what the
+// filters test besides the card, its place in each of the Sorts (Places, in that order, 1
+// first) and its search lexemes.
+type ListingRow struct {
+	Card        TemplateCard
+	CategoryIDs []string
+	TagIDs      []string
+	Places      [4]int
+	Lexemes     []Lexeme
+}
+
+// Lexeme is a word of a template's search vector and the best place it occurs in (a Weight*
+// constant; 0 for none of them).
+type Lexeme struct {
+	Text   string
+	Weight uint8
+}
+
 // Aspects are the aspect ratios a project can have.
 func Aspects() []string { return []string{"16:9", "9:16", "1:1", "4:5"} }
 
@@ -203,9 +233,6 @@ type Store interface {
 	// that more follow; CountTemplates answers how many templates match q's filters.
 	Templates(ctx context.Context, q TemplateQuery) ([]TemplateCard, error)
 	CountTemplates(ctx context.Context, q TemplateQuery) (int, error)
-	// CatalogVersion answers a number that grows with every committed change that can change
-	// a total, in the change's own transaction.
-	CatalogVersion(ctx context.Context) (int64, error)
 	Template(ctx context.Context, slugOrID string) (TemplateDetail, error)
 	TemplateProjects(ctx context.Context, containerID string) ([]Project, error)
 	RelatedTemplates(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)
@@ -218,21 +245,12 @@ type Store interface {
 
 // Service implements the catalog's rules over a Store.
 type Service struct {
-	store  Store
-	counts *CountCache
-	now    func() time.Time
-	newID  func() string
+	store Store
+	now   func() time.Time
+	newID func() string
 }
 
-// NewService returns a Service keeping catalog totals in counts; newID makes record ids
-// (UUID v7 in production).
-func NewService(store Store, counts *CountCache, newID func() string) *Service {
-	return &Service{store: store, counts: counts, now: time.Now, newID: newID}
-}
-
-// wrote drops the cached catalog totals after a write reached the store, whether or not it
-// failed: a failure may still have committed.
-func (s *Service) wrote(err error) error {
-	s.counts.Invalidate()
-	return err
+// NewService returns a Service over store; newID makes record ids (UUID v7 in production).
+func NewService(store Store, newID func() string) *Service {
+	return &Service{store: store, now: time.Now, newID: newID}
 }

@@ -89,7 +89,7 @@ func (s *Service) CreateContainer(ctx context.Context, f ContainerFields) (Conta
 	now := s.now().UTC()
 	ct := Container{ID: s.newID(), CategoryIDs: []string{}, TagIDs: []string{}, CreatedAt: now, UpdatedAt: now}
 	f.apply(&ct)
-	return ct, s.wrote(s.store.CreateContainer(ctx, ct))
+	return ct, s.store.CreateContainer(ctx, ct)
 }
 
 // UpdateContainer changes the given fields of a live container; given id lists replace the
@@ -105,7 +105,7 @@ func (s *Service) UpdateContainer(ctx context.Context, id string, f ContainerFie
 		ct.UpdatedAt = s.now().UTC()
 		return nil
 	})
-	return ct, s.wrote(err)
+	return ct, err
 }
 
 func (f ContainerFields) apply(ct *Container) {
@@ -151,13 +151,13 @@ func dedupe(ids []string) []string {
 // DeleteContainer soft-deletes a container: it leaves the catalog and every read but stays in
 // the database. It answers apperr NotFound when there is no live container with that id.
 func (s *Service) DeleteContainer(ctx context.Context, id string) error {
-	return s.wrote(s.store.DeleteContainer(ctx, id, s.now().UTC()))
+	return s.store.DeleteContainer(ctx, id, s.now().UTC())
 }
 
 // Publish puts a container in the catalog; publishing a published one changes nothing. It
 // answers apperr NotFound when there is no live container with that id.
 func (s *Service) Publish(ctx context.Context, id, actor string) error {
-	return s.wrote(s.store.SetPublished(ctx, id, true, "", actor, s.now().UTC()))
+	return s.store.SetPublished(ctx, id, true, "", actor, s.now().UTC())
 }
 
 // Unpublish takes a container out of the catalog and records the reason. It answers apperr
@@ -169,7 +169,7 @@ func (s *Service) Unpublish(ctx context.Context, id, reason, actor string) error
 	if err := c.Err(); err != nil {
 		return err
 	}
-	return s.wrote(s.store.SetPublished(ctx, id, false, reason, actor, s.now().UTC()))
+	return s.store.SetPublished(ctx, id, false, reason, actor, s.now().UTC())
 }
 
 // TemplateFilter is the catalog request as the client sent it.
@@ -185,8 +185,7 @@ type TemplateFilter struct {
 	PageSize   *int
 }
 
-// Templates answers one page of published, live templates with the exact total: a kept total
-// is used only while the catalog's version is the one it was counted at. It answers apperr
+// Templates answers one page of published, live templates with the exact total. It answers apperr
 // Invalid for an unknown sort or aspect and a page or page size outside the paging rule.
 func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage, error) {
 	q := TemplateQuery{CategoryID: f.CategoryID, TagIDs: dedupe(f.TagIDs), Mode: f.Mode, Aspect: f.Aspect,
@@ -198,7 +197,7 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 		c.OneOf("aspect", &f.Aspect, Aspects())
 	}
 	if f.Sort != "" {
-		c.OneOf("sort", &f.Sort, []string{SortNewest, SortPopular, SortRate, SortAZ})
+		c.OneOf("sort", &f.Sort, Sorts())
 	}
 	if len(q.TagIDs) > 20 {
 		c.Add("tag_ids", "must hold at most 20 ids")
@@ -239,29 +238,12 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 }
 
 // total answers the number of templates matching q's filters given the page's cards (up to
-// one past the page): exact without counting when the page is the last one, else from the
-// count cache when it holds a total of the catalog's current version (every replica reads the
-// version, so a write on any of them drops the totals everywhere).
+// one past the page): exact without counting when the page is the last one, else counted.
 func (s *Service) total(ctx context.Context, q TemplateQuery, cards int) (int, error) {
 	if cards <= q.PageSize && (cards > 0 || q.Page == 1) {
 		return (q.Page-1)*q.PageSize + cards, nil
 	}
-	version, err := s.store.CatalogVersion(ctx)
-	if err != nil {
-		return 0, err
-	}
-	s.counts.Observe(version)
-	key := countKey(q)
-	if n, ok := s.counts.Get(key); ok {
-		return n, nil
-	}
-	gen := s.counts.Generation()
-	n, err := s.store.CountTemplates(ctx, q)
-	if err != nil {
-		return 0, err
-	}
-	s.counts.Put(key, gen, n)
-	return n, nil
+	return s.store.CountTemplates(ctx, q)
 }
 
 // searchWords splits a search into words of letters and digits, so that no input can break
@@ -352,7 +334,7 @@ func (s *Service) CreateProject(ctx context.Context, f ProjectFields) (Project, 
 	if err := c.Err(); err != nil {
 		return Project{}, err
 	}
-	return p, s.wrote(s.store.CreateProject(ctx, p))
+	return p, s.store.CreateProject(ctx, p)
 }
 
 // Project answers a project. A project of a deleted container is not found; one of an
@@ -377,13 +359,13 @@ func (s *Service) UpdateProject(ctx context.Context, id string, f ProjectFields)
 		p.UpdatedAt = s.now().UTC()
 		return c.Err()
 	})
-	return p, s.wrote(err)
+	return p, err
 }
 
 // DeleteProject deletes a project with its scenes and editor graph. It answers apperr NotFound
 // for an unknown project.
 func (s *Service) DeleteProject(ctx context.Context, id string) error {
-	return s.wrote(s.store.DeleteProject(ctx, id))
+	return s.store.DeleteProject(ctx, id)
 }
 
 func (f ProjectFields) apply(p *Project) {

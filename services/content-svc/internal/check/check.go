@@ -5,6 +5,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strings"
@@ -134,6 +135,14 @@ func (c *Checker) Between(field string, v *int, lo, hi int) {
 func (c *Checker) NonNegative(field string, v *float64) {
 	if v != nil && *v < 0 {
 		c.Add(field, "must not be negative")
+	}
+}
+
+// Finite checks that an optional number is neither NaN nor infinite (a query parameter may
+// spell them).
+func (c *Checker) Finite(field string, v *float64) {
+	if v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+		c.Add(field, "must be a finite number")
 	}
 }
 

@@ -90,10 +90,16 @@ type Previews struct {
 
 // Catalog tunes the template catalog's reads.
 type Catalog struct {
-	// CountTTL is how long a listing's total is reused at most for the same filters; a write on
-	// any replica that can change a total drops the totals everywhere at once (the catalog
-	// version), so this only bounds memory held by unused totals. Zero counts on every request.
-	CountTTL time.Duration `env:"CATALOG_COUNT_TTL" default:"10m"`
+	// CacheBytes bounds the memory (estimated) each process keeps catalog pages and totals in;
+	// a change on any replica drops them everywhere (LISTEN/NOTIFY). Zero keeps none.
+	CacheBytes int `env:"CATALOG_CACHE_BYTES" default:"33554432"`
+	// IndexMaxTemplates is the largest catalog each process holds as a listing index (every
+	// card, its filters, sort places and search words: some 600 bytes a template), answering
+	// any listing in memory; a larger catalog is listed by the database. Zero keeps no index.
+	IndexMaxTemplates int `env:"CATALOG_INDEX_MAX_TEMPLATES" default:"200000"`
+	// IndexEvery is the least time between two reads of the whole catalog into the index after
+	// changes; listings read the database while the index is behind.
+	IndexEvery time.Duration `env:"CATALOG_INDEX_EVERY" default:"1s"`
 }
 
 // Load reads the environment and fills local-development defaults.

@@ -6,8 +6,12 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -16,6 +20,7 @@ import (
 	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/paging"
+	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Handler implements ServerInterface.
@@ -165,6 +170,31 @@ func formError(err error, limit int64) error {
 		return apperr.E(apperr.TooLarge, "too_large", "the request body is larger than "+humanBytes(limit))
 	}
 	return apperr.Wrap(err, apperr.Invalid, "invalid_multipart", "the body must be multipart/form-data")
+}
+
+// badText reports whether s holds a NUL character or is not valid UTF-8: text no column
+// stores (Postgres refuses both, in text and in jsonb).
+func badText(s string) bool {
+	return strings.ContainsRune(s, 0) || !utf8.ValidString(s)
+}
+
+// textRule is the rule a field breaks when it holds bad text.
+const textRule = "must be valid UTF-8 text without NUL characters"
+
+// formText refuses a form whose field names or values hold bad text, as the server refuses
+// it in JSON bodies and query strings, with an apperr Invalid naming the first such field.
+func formText(values map[string][]string) error {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		if badText(name) {
+			return check.Invalid("form", "field names "+textRule)
+		}
+		for _, v := range values[name] {
+			if badText(v) {
+				return check.Invalid(name, textRule)
+			}
+		}
+	}
+	return nil
 }
 
 func humanBytes(n int64) string {

@@ -62,6 +62,9 @@ func (h *Handler) CreateFont(c echo.Context) error {
 		return formError(err, fontBodyLimit)
 	}
 	defer func() { _ = req.MultipartForm.RemoveAll() }()
+	if err := formText(req.MultipartForm.Value); err != nil {
+		return err
+	}
 	file, _, err := req.FormFile("file")
 	if err != nil {
 		return check.Invalid("file", "is required")

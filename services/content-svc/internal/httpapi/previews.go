@@ -33,7 +33,7 @@ var indexedColorKey = regexp.MustCompile(`^color_keys\[(\d{1,2})\](?:\[(\w+)\]|\
 // use: a JSON array in a color_keys field; color_keys (or color_keys[]) repeated, each a JSON
 // object or array; or indexed fields color_keys[i][element_key] and color_keys[i][current_color].
 // No color keys at all is an empty list. It returns apperr Invalid for a value that is not
-// JSON of the right shape.
+// JSON of the right shape or that decodes to text holding a NUL character.
 func formColorKeys(form map[string][]string) ([]preview.ColorKey, error) {
 	var keys []SvgColorKey
 	for _, name := range []string{"color_keys", "color_keys[]"} {
@@ -84,6 +84,9 @@ func formColorKeys(form map[string][]string) ([]preview.ColorKey, error) {
 	}
 	out := make([]preview.ColorKey, len(keys))
 	for i, k := range keys {
+		if badText(k.ElementKey) || badText(k.CurrentColor) {
+			return nil, check.Invalid("color_keys", textRule)
+		}
 		out[i] = preview.ColorKey{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor}
 	}
 	return out, nil
@@ -122,6 +125,9 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 		return formError(err, limit)
 	}
 	defer func() { _ = req.MultipartForm.RemoveAll() }()
+	if err := formText(req.MultipartForm.Value); err != nil {
+		return err
+	}
 	image, _, err := req.FormFile("image")
 	if err != nil {
 		return check.Invalid("image", "is required")
@@ -132,7 +138,7 @@ func (h *Handler) GenerateSvgPreview(c echo.Context) error {
 		return err
 	}
 	in := preview.Request{TargetType: req.FormValue("target_type"), TargetID: req.FormValue("target_id"), ColorKeys: keys,
-		Privileged: privileged(c)}
+		Privileged: privileged(c), TenantID: tenantOf(c, nil)}
 	p, err := h.previews.Create(req.Context(), in, image)
 	if err != nil {
 		return err

@@ -146,9 +146,15 @@ func (s *Service) DeleteFont(ctx context.Context, id string) error {
 }
 
 // Music lists the tracks that match f, by title, one page at a time. It returns Invalid
-// for a bad duration range.
+// for a duration that is not a finite number or a bad duration range.
 func (s *Service) Music(ctx context.Context, f MusicFilter, p paging.Page) ([]MusicTrack, paging.Meta, error) {
 	f.Q, f.Genre, f.Mood = strings.TrimSpace(f.Q), strings.TrimSpace(f.Genre), strings.TrimSpace(f.Mood)
+	var c check.Checker
+	c.Finite("min_duration", f.MinDuration)
+	c.Finite("max_duration", f.MaxDuration)
+	if err := c.Err(); err != nil {
+		return nil, paging.Meta{}, err
+	}
 	if f.MinDuration != nil && f.MaxDuration != nil && *f.MinDuration > *f.MaxDuration {
 		return nil, paging.Meta{}, check.Invalid("min_duration", "must not exceed max_duration")
 	}

@@ -49,9 +49,12 @@ type ColorKey struct {
 
 // Preview is one SVG preview and its generation state.
 type Preview struct {
-	ID                string
-	TargetType        string
-	TargetID          string
+	ID         string
+	TargetType string
+	TargetID   string
+	// TenantID is the tenant of the user who asked for the preview, empty when a service did;
+	// its events name it.
+	TenantID          string
 	ColorKeys         []ColorKey
 	ImageKey          string
 	ImageContentType  string
@@ -200,6 +203,8 @@ type Request struct {
 	// Privileged callers (administrators, services) may preview unpublished projects and
 	// scenes, as they may read them.
 	Privileged bool
+	// TenantID is the caller's tenant, empty for a service.
+	TenantID string
 }
 
 // Create checks the request and the image, stores the image, and records the preview as
@@ -243,8 +248,8 @@ func (s *Service) Create(ctx context.Context, req Request, image io.Reader) (Pre
 		}
 	}
 	p := Preview{
-		ID: uuid.Must(uuid.NewV7()).String(), TargetType: req.TargetType, TargetID: req.TargetID, ColorKeys: req.ColorKeys,
-		ImageContentType: contentType, Status: Generating, CreatedAt: s.now().UTC(),
+		ID: uuid.Must(uuid.NewV7()).String(), TargetType: req.TargetType, TargetID: req.TargetID, TenantID: req.TenantID,
+		ColorKeys: req.ColorKeys, ImageContentType: contentType, Status: Generating, CreatedAt: s.now().UTC(),
 	}
 	p.ImageKey = fmt.Sprintf("svg-previews/%s/source.%s", p.ID, ext)
 	if err := s.objects.Put(ctx, p.ImageKey, bytes.NewReader(data), int64(len(data)), contentType); err != nil {
@@ -303,7 +308,8 @@ func (s *Service) LatestForScene(ctx context.Context, sceneID string, privileged
 // Process generates the preview id if it is still Generating and no other worker holds it.
 // A failure the generator may recover from is returned (so the job is redelivered) until the
 // attempts run out; then, or for an unusable input, the preview is Failed with the reason.
-// It returns nil when the preview is finished, and a LeaseHeldError while another worker's
+// A generation cut short by shutdown (ctx done) gives the lease back and is returned, so that
+// another worker takes the redelivered job at once. It returns nil when the preview is finished, and a LeaseHeldError while another worker's
 // lease on it is live.
 func (s *Service) Process(ctx context.Context, id string) error {
 	p, ok, err := s.store.Claim(ctx, id, s.owner, s.now().Add(s.cfg.Lease))
@@ -312,7 +318,9 @@ func (s *Service) Process(ctx context.Context, id string) error {
 	}
 	out, err := s.generate(ctx, p)
 	if err != nil {
-		if !IsUnusable(err) && p.Attempts < s.cfg.MaxAttempts && ctx.Err() == nil {
+		// A shutdown that cut the generation short gives the lease back too, so that the
+		// redelivered job is claimed at once by another worker instead of when the lease ends.
+		if ctx.Err() != nil || (!IsUnusable(err) && p.Attempts < s.cfg.MaxAttempts) {
 			_ = s.store.Release(context.WithoutCancel(ctx), p.ID, s.owner)
 			return fmt.Errorf("preview: generate %s (attempt %d): %w", p.ID, p.Attempts, err)
 		}
@@ -323,7 +331,8 @@ func (s *Service) Process(ctx context.Context, id string) error {
 	}
 	now := s.now().UTC()
 	p.GeneratedAt = &now
-	return s.store.Finish(ctx, p, s.owner)
+	// The work is done: it is recorded even when shutdown began meanwhile.
+	return s.store.Finish(context.WithoutCancel(ctx), p, s.owner)
 }
 
 func (s *Service) generate(ctx context.Context, p Preview) (Output, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -299,41 +301,78 @@ func (s *Catalog) SetPublished(ctx context.Context, id string, published bool, r
 }
 
 // Templates answers up to q.PageSize+1 cards of the catalog from the page's start, so that the
-// caller sees whether more follow.
+// caller sees whether more follow. For a filter set catalog_counts keeps, the kept total
+// chooses the plan: a page past the last match reads nothing; a selective filter collects its
+// matches before sorting them, where the planner would walk a sort index over the whole
+// catalog in search of a few matches (742–1,856 ms for an empty combination at 100k); and a
+// walk is bounded (boundedWalk), so that matches clustered far along the order cost no more
+// than collecting them.
 func (s *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, error) {
-	cond, args, tsquery := templateFilter(q)
-	order := map[string]string{
-		catalog.SortNewest:    `c.created_at DESC, c.id DESC`,
-		catalog.SortPopular:   `c.use_count DESC, c.id DESC`,
-		catalog.SortRate:      `c.rate_avg DESC, c.id DESC`,
-		catalog.SortAZ:        `c.name ASC, c.id ASC`,
-		catalog.SortRelevance: `ts_rank(c.search, to_tsquery('simple', ?)) DESC, c.id DESC`,
-	}[q.Sort]
+	cond, args := templateFilter(q)
+	order := sortOrders[q.Sort]
 	if q.Sort == catalog.SortRelevance {
-		args = append(args, tsquery)
+		var byRank []any
+		order, byRank = relevance(q.Words)
+		args = append(args, byRank...)
 	}
-	args = append(args, q.PageSize+1, (q.Page-1)*q.PageSize)
-	var rows []cardRow
-	if err := s.db.WithContext(ctx).Raw(`SELECT `+cardColumns+` FROM containers c WHERE `+cond+` ORDER BY `+order+` LIMIT ? OFFSET ?`, args...).
-		Scan(&rows).Error; err != nil {
-		return nil, fmt.Errorf("store: list templates: %w", err)
+	offset, limit := (q.Page-1)*q.PageSize, q.PageSize+1
+	matches, all, kept, err := s.keptTotals(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return mapAll(rows, cardRow.toDomain), nil
+	page := func(from string) ([]catalog.TemplateCard, error) {
+		var rows []cardRow
+		if err := s.db.WithContext(ctx).Raw(`SELECT `+cardColumns+` FROM `+from+` ORDER BY `+order+` LIMIT ? OFFSET ?`,
+			append(slices.Clip(args), limit, offset)...).Scan(&rows).Error; err != nil {
+			return nil, fmt.Errorf("store: list templates: %w", err)
+		}
+		return mapAll(rows, cardRow.toDomain), nil
+	}
+	collect := `(SELECT * FROM containers c WHERE ` + cond + ` OFFSET 0) c`
+	switch {
+	case !kept:
+		return page(`containers c WHERE ` + cond)
+	case offset >= matches:
+		return []catalog.TemplateCard{}, nil
+	case filterFirst(matches, all, offset+limit):
+		return page(collect)
+	}
+	window, bounded := boundedWalk(matches, all, offset+limit)
+	if !bounded {
+		return page(`containers c WHERE ` + cond)
+	}
+	cards, err := page(`(SELECT * FROM containers c WHERE ` + live + ` ORDER BY ` + order + ` LIMIT ` + strconv.Itoa(window) + `) c WHERE ` + cond)
+	if err != nil || len(cards) == min(limit, matches-offset) {
+		return cards, err
+	}
+	// The window held fewer of the page's matches than there are: they cluster further along
+	// the order (names sharing a word with their category, say), so collect them instead.
+	return page(collect)
 }
 
-// CatalogVersion answers the catalog's version, which every change that can change a total
-// increases in its own transaction (migration 00035's triggers).
-func (s *Catalog) CatalogVersion(ctx context.Context) (int64, error) {
-	var v int64
-	if err := s.db.WithContext(ctx).Raw(`SELECT coalesce((SELECT version FROM catalog_version), 0)`).Scan(&v).Error; err != nil {
-		return 0, fmt.Errorf("store: catalog version: %w", err)
-	}
-	return v, nil
+// filterFirst reports whether collecting a filter's matches and sorting them reads fewer rows
+// than walking a sort index until rows cards matched: the walk passes about rows × all /
+// matches entries, the collection reads the matches, so it wins below √(rows × all).
+func filterFirst(matches, all, rows int) bool {
+	return matches*matches < rows*all
 }
 
-// CountTemplates answers how many templates in the catalog match q's filters.
+// boundedWalk answers how far a sort-index walk for rows cards of a filter with matches of the
+// catalog's all templates may go: four times the rows × all / matches entries it passes when
+// matches are spread evenly along the order, and false when that is the whole catalog anyway.
+// Within such a prefix of the order, the first rows matches, if there, are the page's.
+func boundedWalk(matches, all, rows int) (window int, bounded bool) {
+	window = 4 * rows * all / max(matches, 1)
+	return window, window < all
+}
+
+// CountTemplates answers how many templates in the catalog match q's filters: read from
+// catalog_counts when it holds the filter set (migration 00039), else counted.
 func (s *Catalog) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (int, error) {
-	cond, args, _ := templateFilter(q)
+	if matches, _, kept, err := s.keptTotals(ctx, q); err != nil || kept {
+		return matches, err
+	}
+	cond, args := templateFilter(q)
 	var total int64
 	if err := s.db.WithContext(ctx).Raw(`SELECT count(*) FROM containers c WHERE `+cond, args...).Scan(&total).Error; err != nil {
 		return 0, fmt.Errorf("store: count templates: %w", err)
@@ -341,13 +380,59 @@ func (s *Catalog) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (
 	return int(total), nil
 }
 
-// templateFilter answers the WHERE condition of q's filters, its arguments and the text-search
-// query of q's words ("" without words).
-func templateFilter(q catalog.TemplateQuery) (cond string, args []any, tsquery string) {
+// keptTotals reads from catalog_counts how many templates match q's filters and how many the
+// catalog holds, when it keeps q's filter set (kept); a filter set no catalog template ever
+// had has no row, which is 0.
+func (s *Catalog) keptTotals(ctx context.Context, q catalog.TemplateQuery) (matches, all int, kept bool, err error) {
+	cond, args, ok := keptCount(q)
+	if !ok {
+		return 0, 0, false, nil
+	}
+	var totals struct{ Matches, Catalog int64 }
+	if err := s.db.WithContext(ctx).Raw(`SELECT
+		coalesce((SELECT total FROM catalog_counts WHERE `+cond+`), 0) AS matches,
+		coalesce((SELECT total FROM catalog_counts WHERE tag_id IS NULL AND category_id IS NULL AND is_premium IS NULL
+			AND mode IS NULL AND aspect IS NULL), 0) AS catalog`, args...).Scan(&totals).Error; err != nil {
+		return 0, 0, false, fmt.Errorf("store: read template count: %w", err)
+	}
+	return int(totals.Matches), int(totals.Catalog), true, nil
+}
+
+// keptCount answers the condition selecting q's row of catalog_counts, and false when
+// catalog_counts keeps no row for q's filters: search words, several tags, or a tag with any
+// other filter. A NULL column of a row stands for "any".
+func keptCount(q catalog.TemplateQuery) (cond string, args []any, ok bool) {
+	if len(q.Words) > 0 || len(q.TagIDs) > 1 {
+		return "", nil, false
+	}
+	if len(q.TagIDs) == 1 && (q.CategoryID != "" || q.IsPremium != nil || q.Mode != "" || q.Aspect != "") {
+		return "", nil, false
+	}
+	var where []string
+	key := func(column string, set bool, value any) {
+		if !set {
+			where = append(where, column+` IS NULL`)
+			return
+		}
+		where, args = append(where, column+` = ?`), append(args, value)
+	}
+	tag := ""
+	if len(q.TagIDs) == 1 {
+		tag = q.TagIDs[0]
+	}
+	key(`tag_id`, tag != "", tag)
+	key(`category_id`, q.CategoryID != "", q.CategoryID)
+	key(`is_premium`, q.IsPremium != nil, q.IsPremium != nil && *q.IsPremium)
+	key(`mode`, q.Mode != "", q.Mode)
+	key(`aspect`, q.Aspect != "", q.Aspect)
+	return strings.Join(where, " AND "), args, true
+}
+
+// templateFilter answers the WHERE condition of q's filters and its arguments.
+func templateFilter(q catalog.TemplateQuery) (cond string, args []any) {
 	where := []string{live}
 	if len(q.Words) > 0 {
-		tsquery = strings.Join(q.Words, ":* & ") + ":*"
-		where, args = append(where, `c.search @@ to_tsquery('simple', ?)`), append(args, tsquery)
+		where, args = append(where, `c.search @@ to_tsquery('simple', ?)`), append(args, strings.Join(q.Words, ":* & ")+":*")
 	}
 	if q.Mode != "" {
 		where, args = append(where, `c.primary_mode = ?`), append(args, q.Mode)
@@ -366,7 +451,84 @@ func templateFilter(q catalog.TemplateQuery) (cond string, args []any, tsquery s
 	if q.Aspect != "" {
 		where, args = append(where, `c.aspects @> ARRAY[?::text]`), append(args, q.Aspect)
 	}
-	return strings.Join(where, " AND "), args, tsquery
+	return strings.Join(where, " AND "), args
+}
+
+// sortOrders are the SQL orders of the catalog's sorts. Each ends with the id, so every order
+// is total; Listing reads a template's place in each of them.
+var sortOrders = map[string]string{
+	catalog.SortNewest:  `c.created_at DESC, c.id DESC`,
+	catalog.SortPopular: `c.use_count DESC, c.id DESC`,
+	catalog.SortRate:    `c.rate_avg DESC, c.id DESC`,
+	catalog.SortAZ:      `c.name ASC, c.id ASC`,
+}
+
+// relevance answers the order of a search for words and its arguments: the sum over the words
+// of the best place each matched in (its name, keywords or description: catalog.Weight*), then
+// the popular order. It is the order cache.Index computes from Listing's lexemes.
+func relevance(words []string) (order string, args []any) {
+	terms := make([]string, len(words))
+	for i, w := range words {
+		terms[i] = fmt.Sprintf(`CASE WHEN ts_filter(c.search, '{a}') @@ to_tsquery('simple', ?) THEN %d
+			WHEN ts_filter(c.search, '{b}') @@ to_tsquery('simple', ?) THEN %d
+			WHEN ts_filter(c.search, '{c}') @@ to_tsquery('simple', ?) THEN %d ELSE 0 END`,
+			catalog.WeightName, catalog.WeightKeywords, catalog.WeightDescription)
+		args = append(args, w+":*", w+":*", w+":*")
+	}
+	return `(` + strings.Join(terms, " + ") + `) DESC, ` + sortOrders[catalog.SortPopular], args
+}
+
+// Listing visits every template of the catalog, as one snapshot, with what an in-memory
+// listing index needs of it: its card, its categories and tags, its place in each of
+// catalog.Sorts and the lexemes of its search vector with the best place each occurs in.
+func (s *Catalog) Listing(ctx context.Context, visit func(catalog.ListingRow) error) error {
+	places := make([]string, len(catalog.Sorts()))
+	for i, sort := range catalog.Sorts() {
+		places[i] = `row_number() OVER (ORDER BY ` + sortOrders[sort] + `)`
+	}
+	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf(`SELECT `+cardColumns+`,
+			array_to_string(c.category_ids, ','), array_to_string(c.tag_ids, ','), %s,
+			coalesce((SELECT string_agg(CASE WHEN 'A' = ANY(u.weights) THEN '%d' WHEN 'B' = ANY(u.weights) THEN '%d'
+				WHEN 'C' = ANY(u.weights) THEN '%d' ELSE '0' END || u.lexeme, chr(31)) FROM unnest(c.search) u), '')
+		FROM containers c WHERE `+live, strings.Join(places, ", "),
+		catalog.WeightName, catalog.WeightKeywords, catalog.WeightDescription)).Rows()
+	if err != nil {
+		return fmt.Errorf("store: read listing: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			c                   cardRow
+			r                   catalog.ListingRow
+			cats, tags, lexemes string
+		)
+		if err := rows.Scan(&c.ID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo, &c.IsPremium, &c.IsMockup, &c.PrimaryMode,
+			&c.RateAvg, &c.RateCount, &c.UseCount, &c.Aspects, &cats, &tags,
+			&r.Places[0], &r.Places[1], &r.Places[2], &r.Places[3], &lexemes); err != nil {
+			return fmt.Errorf("store: read listing row: %w", err)
+		}
+		r.Card, r.CategoryIDs, r.TagIDs = c.toDomain(), splitList(cats), splitList(tags)
+		for l := range strings.SplitSeq(lexemes, "\x1f") {
+			if l != "" {
+				r.Lexemes = append(r.Lexemes, catalog.Lexeme{Text: l[1:], Weight: l[0] - '0'})
+			}
+		}
+		if err := visit(r); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: read listing: %w", err)
+	}
+	return nil
+}
+
+// splitList splits a comma-separated list; "" is none.
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
 
 // Template answers a published, live template by slug or id with its published projects,

@@ -34,6 +34,7 @@ type svgPreviewModel struct {
 	ID                string `gorm:"primaryKey"`
 	TargetType        string
 	TargetID          string
+	TenantID          string
 	ColorKeys         []byte `gorm:"type:jsonb"`
 	ImageKey          string
 	ImageContentType  string
@@ -59,8 +60,9 @@ type colorKeyJSON struct {
 
 func (m svgPreviewModel) toDomain() (preview.Preview, error) {
 	p := preview.Preview{
-		ID: m.ID, TargetType: m.TargetType, TargetID: m.TargetID, ImageKey: m.ImageKey, ImageContentType: m.ImageContentType,
-		Status: m.Status, SVGKey: m.SVGKey, SVGURL: m.SVGURL, FailureReason: m.FailureReason, Attempts: m.Attempts,
+		ID: m.ID, TargetType: m.TargetType, TargetID: m.TargetID, TenantID: m.TenantID, ImageKey: m.ImageKey,
+		ImageContentType: m.ImageContentType,
+		Status:           m.Status, SVGKey: m.SVGKey, SVGURL: m.SVGURL, FailureReason: m.FailureReason, Attempts: m.Attempts,
 		CreatedAt: m.CreatedAt, GeneratedAt: m.GeneratedAt,
 	}
 	var keys []colorKeyJSON
@@ -130,7 +132,7 @@ func (s *Previews) Create(ctx context.Context, p preview.Preview) error {
 		return apperr.Wrap(err, apperr.Internal, "", "encode svg preview color keys")
 	}
 	m := svgPreviewModel{
-		ID: p.ID, TargetType: p.TargetType, TargetID: p.TargetID, ColorKeys: rawKeys, ImageKey: p.ImageKey,
+		ID: p.ID, TargetType: p.TargetType, TargetID: p.TargetID, TenantID: p.TenantID, ColorKeys: rawKeys, ImageKey: p.ImageKey,
 		ImageContentType: p.ImageContentType, Status: p.Status, DetectedColorKeys: []byte("[]"),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.CreatedAt,
 	}
@@ -138,12 +140,13 @@ func (s *Previews) Create(ctx context.Context, p preview.Preview) error {
 		if err := tx.Create(&m).Error; err != nil {
 			return pgdb.Translate(err, "svg preview")
 		}
-		return s.queue(ctx, tx, p.ID)
+		return s.queue(ctx, tx, p.ID, p.TenantID)
 	})
 }
 
-func (s *Previews) queue(ctx context.Context, tx *gorm.DB, id string) error {
-	_, err := s.outbox.Add(ctx, tx, events.SubjectSvgPreviewJob, events.SubjectSvgPreviewJob, &contentv1.SvgPreviewJob{PreviewId: id})
+func (s *Previews) queue(ctx context.Context, tx *gorm.DB, id, tenantID string) error {
+	_, err := s.outbox.Add(ctx, tx, events.SubjectSvgPreviewJob, events.SubjectSvgPreviewJob,
+		&contentv1.SvgPreviewJob{PreviewId: id, TenantId: tenantID})
 	return err
 }
 
@@ -236,7 +239,7 @@ func (s *Previews) Finish(ctx context.Context, p preview.Preview, owner string) 
 		}
 		ev := &contentv1.SvgPreviewGenerated{
 			PreviewId: p.ID, TargetType: p.TargetType, TargetId: p.TargetID, Status: p.Status, SvgUrl: p.SVGURL,
-			FailureReason: p.FailureReason, ColorKeys: p.DetectedColorKeys,
+			FailureReason: p.FailureReason, ColorKeys: p.DetectedColorKeys, TenantId: p.TenantID,
 		}
 		if p.GeneratedAt != nil {
 			ev.GeneratedAt = timestamppb.New(*p.GeneratedAt)
@@ -258,16 +261,18 @@ func nonNil(s []string) []string {
 func (s *Previews) Requeue(ctx context.Context, before time.Time, limit int) (int, error) {
 	n := 0
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var ids []string
+		var stale []struct{ ID, TenantID string }
 		if err := tx.Model(&svgPreviewModel{}).Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
 			Where("status = 'Generating' AND updated_at < ? AND (lease_until IS NULL OR lease_until < now())", before).
-			Order("updated_at").Limit(limit).Pluck("id", &ids).Error; err != nil {
+			Order("updated_at").Limit(limit).Select("id", "tenant_id").Find(&stale).Error; err != nil {
 			return pgdb.Translate(err, "svg preview")
 		}
-		for _, id := range ids {
-			if err := s.queue(ctx, tx, id); err != nil {
+		ids := make([]string, len(stale))
+		for i, p := range stale {
+			if err := s.queue(ctx, tx, p.ID, p.TenantID); err != nil {
 				return err
 			}
+			ids[i] = p.ID
 		}
 		n = len(ids)
 		if n == 0 {
@@ -300,3 +305,9 @@ func (o *PreviewObjects) Read(ctx context.Context, key string, limit int64) ([]b
 	}
 	return data, nil
 }
+
+// PreviewQueueQuery measures the SVG preview jobs still generating, for
+// pgdb.NewJobQueueCollector, from the svg_previews_generating_idx partial index.
+const PreviewQueueQuery = `SELECT 'svg_previews', 'Generating', count(*)::float8,
+	COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8
+	FROM svg_previews WHERE status = 'Generating'`

@@ -208,16 +208,27 @@ func (s *Service) validate(in *New) error {
 	return nil
 }
 
-// parseCIDR accepts an address or a prefix and answers the masked prefix.
+// parseCIDR accepts an address (without a zone) or a prefix and answers the masked prefix. The
+// gateway matches an IPv4 client by its IPv4 address, so an IPv4-mapped IPv6 range
+// (::ffff:203.0.113.0/120) becomes the IPv4 range it maps (203.0.113.0/24), and one shorter
+// than /96, which would mix IPv4 and IPv6 clients, is refused.
 func parseCIDR(s string) (netip.Prefix, bool) {
 	s = strings.TrimSpace(s)
-	if p, err := netip.ParsePrefix(s); err == nil {
-		return p.Masked(), true
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		addr, err := netip.ParseAddr(s)
+		if err != nil || addr.Zone() != "" {
+			return netip.Prefix{}, false
+		}
+		p = netip.PrefixFrom(addr, addr.BitLen())
 	}
-	if addr, err := netip.ParseAddr(s); err == nil {
-		return netip.PrefixFrom(addr, addr.BitLen()), true
+	if p.Addr().Is4In6() {
+		if p.Bits() < 96 {
+			return netip.Prefix{}, false
+		}
+		p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 	}
-	return netip.Prefix{}, false
+	return p.Masked(), true
 }
 
 // rangeString writes a single address as the address (as it was given) and a wider range in
@@ -295,7 +306,7 @@ func (s *Service) Validate(ctx context.Context, a actor.Actor, prefix, hash, ip 
 		return Validation{}, apperr.E(apperr.Forbidden, "service_required", "a service token is required")
 	}
 	hash = strings.ToLower(strings.TrimSpace(hash))
-	if !prefixPattern.MatchString(prefix) || !hashPattern.MatchString(hash) {
+	if !ValidPrefix(prefix) || !ValidHash(hash) {
 		return Validation{Reason: ReasonMalformed}, nil
 	}
 	k, err := s.cache.Get(ctx, hash, s.store.ByHash)

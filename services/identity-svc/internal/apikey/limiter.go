@@ -29,9 +29,10 @@ type Leaser interface {
 
 // LocalLimiter rate-limits keys in memory with events taken in batches from a shared Leaser,
 // so most validations cost no network round trip while every replica together never admits
-// more than the shared limiter granted. A key's batch starts at one event and doubles while
-// its leases are spent before they expire (at most 1/LeaseShare of the rate), and halves when
-// they are not. Safe for concurrent use.
+// more than the shared limiter granted. A key's first batch is 1/(10*LeaseShare) of its rate
+// (at least one event); a batch doubles while leases are spent before they expire and is twice
+// what the last lease spent when it expired unspent, never above 1/LeaseShare of the rate.
+// Safe for concurrent use.
 type LocalLimiter struct {
 	remote Leaser
 	now    func() time.Time
@@ -61,14 +62,7 @@ func (l *LocalLimiter) Allow(ctx context.Context, key string, perMinute int) err
 		l.mu.Unlock()
 		return nil
 	}
-	size := 1
-	if le != nil {
-		size = le.size * 2
-		if le.left > 0 {
-			size = le.size / 2
-		}
-	}
-	size = min(max(size, 1), max(perMinute/LeaseShare, 1))
+	size := nextLeaseSize(le, perMinute)
 	l.mu.Unlock()
 
 	granted, retry, err := l.remote.Take(ctx, key, perMinute, size)
@@ -86,6 +80,23 @@ func (l *LocalLimiter) Allow(ctx context.Context, key string, perMinute int) err
 	if len(l.leases) >= MaxLeasedKeys {
 		clear(l.leases)
 	}
-	l.leases[key] = &lease{left: granted - 1, size: size, until: now.Add(LeaseTTL)}
+	l.leases[key] = &lease{left: granted - 1, size: granted, until: now.Add(LeaseTTL)}
 	return nil
+}
+
+// nextLeaseSize is the batch to take after the lease le (nil when the key has none): a first
+// lease is 1/(10*LeaseShare) of the rate, a lease used up in time is followed by one twice its
+// size, and a lease that expired with events left by one twice what it spent, so a key seen a
+// few times in LeaseTTL costs one take per LeaseTTL; always between 1 and 1/LeaseShare of the
+// rate, which bounds what an unspent lease withholds from the other replicas.
+func nextLeaseSize(le *lease, perMinute int) int {
+	size := perMinute / (10 * LeaseShare)
+	switch {
+	case le == nil:
+	case le.left > 0:
+		size = 2 * (le.size - le.left)
+	default:
+		size = 2 * le.size
+	}
+	return min(max(size, 1), max(perMinute/LeaseShare, 1))
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math/big"
-	"regexp"
 	"strings"
 )
 
@@ -28,11 +27,54 @@ const (
 	EnvTest = "Test"
 )
 
-var (
-	brandPattern  = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}$`)
-	prefixPattern = regexp.MustCompile(`^[a-z][a-z0-9]{0,15}_(live|test)_[0-9A-Za-z]{8}$`)
-	hashPattern   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-)
+// ValidPrefix reports whether prefix has a key prefix's form: a brand (1-16 lower-case letters
+// and digits, starting with a letter), "_live_" or "_test_", and 8 letters or digits. It is on
+// every validation's path, so it is written out rather than a regular expression.
+func ValidPrefix(prefix string) bool {
+	brand, rest, ok := strings.Cut(prefix, "_")
+	if !ok || !validBrand(brand) {
+		return false
+	}
+	env, random, ok := strings.Cut(rest, "_")
+	if !ok || (env != "live" && env != "test") || len(random) != PrefixRandomLen {
+		return false
+	}
+	for i := range len(random) {
+		if c := random[i]; !isLower(c) && !isDigit(c) && (c < 'A' || c > 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidHash reports whether hash is a lower-case hex SHA-256.
+func ValidHash(hash string) bool {
+	if len(hash) != 64 {
+		return false
+	}
+	for i := range len(hash) {
+		if c := hash[i]; !isDigit(c) && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validBrand reports whether brand is 1-16 lower-case letters and digits, starting with a letter.
+func validBrand(brand string) bool {
+	if len(brand) == 0 || len(brand) > 16 || !isLower(brand[0]) {
+		return false
+	}
+	for i := 1; i < len(brand); i++ {
+		if !isLower(brand[i]) && !isDigit(brand[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // Minted is a new secret and the parts of it that are stored.
 type Minted struct {
@@ -42,7 +84,7 @@ type Minted struct {
 // ValidBrand reports an error when brand cannot start a key: 1-16 lower-case letters and
 // digits, starting with a letter (it must not contain the "_" that separates the parts).
 func ValidBrand(brand string) error {
-	if !brandPattern.MatchString(brand) {
+	if !validBrand(brand) {
 		return fmt.Errorf("apikey: brand %q must be 1-16 lower-case letters and digits, starting with a letter", brand)
 	}
 	return nil

@@ -46,3 +46,31 @@ var _ = Describe("API key secrets", func() {
 		Expect(apikey.PrefixOf("ms", "ms_live_garbage")).To(BeEmpty())
 	})
 })
+
+var _ = Describe("the form of a presented prefix and hash", func() {
+	DescribeTable("prefixes",
+		func(prefix string, valid bool) { Expect(apikey.ValidPrefix(prefix)).To(Equal(valid)) },
+		Entry("a minted one", "ms_live_Ab3dE6gH", true),
+		Entry("a test key's", "brand2_test_00000000", true),
+		Entry("a 16-character brand", "abcdefghijklmnop_live_abcdefgh", true),
+		Entry("a 17-character brand", "abcdefghijklmnopq_live_abcdefgh", false),
+		Entry("a brand starting with a digit", "2ms_live_abcdefgh", false),
+		Entry("an upper-case brand", "Ms_live_abcdefgh", false),
+		Entry("no brand", "_live_abcdefgh", false),
+		Entry("another environment", "ms_prod_abcdefgh", false),
+		Entry("7 random characters", "ms_live_abcdefg", false),
+		Entry("9 random characters", "ms_live_abcdefghi", false),
+		Entry("a symbol among them", "ms_live_abcd-fgh", false),
+		Entry("a non-ASCII letter", "ms_live_abcdéfg", false),
+		Entry("nothing", "", false),
+		Entry("no separators", "mslivexabcdefgh", false),
+	)
+	DescribeTable("hashes",
+		func(hash string, valid bool) { Expect(apikey.ValidHash(hash)).To(Equal(valid)) },
+		Entry("a SHA-256", strings.Repeat("0123456789abcdef", 4), true),
+		Entry("upper-case hex", strings.Repeat("0123456789ABCDEF", 4), false),
+		Entry("63 digits", strings.Repeat("a", 63), false),
+		Entry("65 digits", strings.Repeat("a", 65), false),
+		Entry("a non-hex letter", strings.Repeat("a", 63)+"g", false),
+	)
+})

@@ -68,9 +68,13 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 	}, slices.Collect(maps.Keys(events.WebhookEvents())), now, newID)
 	sender := bus.NewSender(outbound.New(outbound.Options{
 		Timeout: acfg.Webhooks.Timeout, MaxBodyBytes: webhook.MaxStoredBody, AllowLoopback: acfg.OutboundAllowLoopback,
-		UserAgent: "MotionStudio-Webhooks/1.0",
+		UserAgent: "MotionStudio-Webhooks/1.0", DNSServer: acfg.OutboundDNSServer,
 	}))
-	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(hookStore, sender, sealer, schedule, now, newID), a.log, newID, now)
+	deliveries, err := newCountedQueue(hookStore, a.server.Registry)
+	if err != nil {
+		return nil, err
+	}
+	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, now, newID), a.log, newID, now)
 	p := &accountParts{
 		handler: accountapi.NewHandler(accountapi.Deps{
 			Users:    account.NewUsers(store.NewUsers(a.db, writer), sessions, now),

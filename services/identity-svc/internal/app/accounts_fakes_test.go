@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,79 +9,10 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-	"golang.org/x/net/dns/dnsmessage"
 
+	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 )
-
-// localDNS is a tiny DNS server on 127.0.0.1 answering TXT questions from a map; every other
-// name is NXDOMAIN. It stands in for the internet's DNS in domain verification specs.
-type localDNS struct {
-	conn net.PacketConn
-	mu   sync.Mutex
-	txt  map[string][]string
-}
-
-func startLocalDNS() *localDNS {
-	GinkgoHelper()
-	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
-	Expect(err).NotTo(HaveOccurred())
-	d := &localDNS{conn: conn, txt: map[string][]string{}}
-	go d.serve()
-	DeferCleanup(conn.Close)
-	return d
-}
-
-func (d *localDNS) addr() string { return d.conn.LocalAddr().String() }
-
-// setTXT publishes values at name (without the trailing dot).
-func (d *localDNS) setTXT(name string, values ...string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.txt[strings.ToLower(name)+"."] = values
-}
-
-func (d *localDNS) serve() {
-	buf := make([]byte, 1500)
-	for {
-		n, from, err := d.conn.ReadFrom(buf)
-		if err != nil {
-			return
-		}
-		var p dnsmessage.Parser
-		h, err := p.Start(buf[:n])
-		if err != nil {
-			continue
-		}
-		q, err := p.Question()
-		if err != nil {
-			continue
-		}
-		d.mu.Lock()
-		values, ok := d.txt[strings.ToLower(q.Name.String())]
-		d.mu.Unlock()
-		rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RCode: dnsmessage.RCodeSuccess}
-		if !ok {
-			rh.RCode = dnsmessage.RCodeNameError
-		}
-		b := dnsmessage.NewBuilder(nil, rh)
-		b.EnableCompression()
-		_ = b.StartQuestions()
-		_ = b.Question(q)
-		_ = b.StartAnswers()
-		if ok && q.Type == dnsmessage.TypeTXT {
-			for _, v := range values {
-				_ = b.TXTResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 1},
-					dnsmessage.TXTResource{TXT: []string{v}})
-			}
-		}
-		msg, err := b.Finish()
-		if err == nil {
-			_, _ = d.conn.WriteTo(msg, from)
-		}
-	}
-}
 
 // challengeFiles is an HTTP server on 127.0.0.1 serving the challenge file per Host.
 type challengeFiles struct {
@@ -114,17 +44,18 @@ func (f *challengeFiles) set(host, body string) {
 }
 
 var (
-	dnsServer *localDNS
+	dnsServer *testkit.DNS
 	fileHost  *challengeFiles
 )
 
 // configureAccounts points the account side of the service at the local stand-ins.
 func configureAccounts(c *config.Config) {
 	GinkgoHelper()
-	dnsServer = startLocalDNS()
+	dnsServer = testkit.StartDNS()
 	fileHost = startChallengeFiles()
 	c.Account.OutboundAllowLoopback = true
-	c.Account.DomainDNSServer = dnsServer.addr()
+	c.Account.DomainDNSServer = dnsServer.Addr()
+	c.Account.OutboundDNSServer = dnsServer.Addr()
 	c.Account.DomainCheckHTTPAddr = strings.TrimPrefix(fileHost.srv.URL, "http://")
 	c.Account.DomainCheckInterval = 200 * time.Millisecond
 	c.Account.Webhooks.RetrySchedule = "100ms,100ms,100ms,100ms,100ms,100ms,100ms"

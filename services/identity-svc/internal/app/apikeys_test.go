@@ -136,6 +136,17 @@ var _ = Describe("tenant API keys", func() {
 				UNION ALL SELECT api_calls FROM tenant_usage_days WHERE tenant_id = ?`, first["id"], tenantA).Scan(&counts)
 			return counts
 		}).WithTimeout(15 * time.Second).Should(Equal([]int64{3, 3}))
+
+		for range 2 {
+			Expect(validateSecret(first["secret_key"].(string), "")).To(HaveKeyWithValue("valid", true))
+		}
+		Expect(validateSecret(second["secret_key"].(string), "")).To(HaveKeyWithValue("valid", true))
+		Eventually(func() []int64 {
+			var counts []int64
+			testDB().Raw(`SELECT usage_count FROM (SELECT k.usage_count, k.name FROM api_keys k WHERE k.id IN (?, ?) ORDER BY k.name) AS keys
+				UNION ALL SELECT api_calls FROM tenant_usage_days WHERE tenant_id = ?`, first["id"], second["id"], tenantA).Scan(&counts)
+			return counts
+		}).WithTimeout(15*time.Second).Should(Equal([]int64{5, 1, 6}), "a later flush adds to what is stored, for every key at once")
 	})
 
 	It("refuses malformed, unknown, revoked, expired and address-restricted keys", func() {

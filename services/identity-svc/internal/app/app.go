@@ -24,6 +24,7 @@ import (
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
@@ -53,6 +54,8 @@ type App struct {
 	accounts *accountParts
 	// billing are the plan, payment, discount, quest and gift parts (billing.go).
 	billing *billingParts
+	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
+	stopTracing func(context.Context) error
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -77,6 +80,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 			a.Close()
 		}
 	}()
+	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+		return nil, err
+	}
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
@@ -113,14 +119,26 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 
+	asyncDoc, ok := events.AsyncAPI(events.ServiceIdentity)
+	if !ok {
+		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
+	}
 	a.server, err = httpx.New(httpx.Options{
-		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI,
+		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
 		Checks: []httpx.Check{
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
 			{Name: "redis", Fn: func(ctx context.Context) error { return redisx.Ping(ctx, a.rdb) }},
 			{Name: "nats", Fn: a.bus.Ping},
 		},
 	})
+	if err != nil {
+		return nil, err
+	}
+	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
+	if err != nil {
+		return nil, err
+	}
+	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
 	if err != nil {
 		return nil, err
 	}
@@ -149,22 +167,26 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 // (tests listen on port 0).
 func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 
-// Run serves HTTP and relays the outbox until ctx is done or one of them fails.
+// Run serves HTTP, runs the consumers and workers and relays the outbox until ctx is done or
+// one of them fails. On shutdown /readyz turns 503 at once and HTTP drains while the
+// consumers stop fetching and finish or nak what they hold; the relay then makes a last pass
+// over what they wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return a.server.Run(ctx) })
-	g.Go(func() error { return a.relay.Run(ctx) })
-	g.Go(func() error { return a.auth.RunResets(ctx) })
-	for _, w := range a.accounts.workers {
-		g.Go(func() error { return w(ctx) })
-	}
-	for _, w := range a.billing.workers {
-		g.Go(func() error { return w(ctx) })
-	}
-	return g.Wait()
+	return a.relay.Beside(ctx, func(ctx context.Context) error {
+		g, ctx := errgroup.WithContext(ctx)
+		g.Go(func() error { return a.server.Run(ctx) })
+		g.Go(func() error { return a.auth.RunResets(ctx) })
+		for _, w := range a.accounts.workers {
+			g.Go(func() error { return w(ctx) })
+		}
+		for _, w := range a.billing.workers {
+			g.Go(func() error { return w(ctx) })
+		}
+		return g.Wait()
+	})
 }
 
-// Close releases every connection New opened.
+// Close releases every connection New opened and flushes the spans not yet exported.
 func (a *App) Close() {
 	if a.bus != nil {
 		a.bus.Close()
@@ -174,6 +196,9 @@ func (a *App) Close() {
 	}
 	if a.db != nil {
 		_ = pgdb.Close(a.db)
+	}
+	if a.stopTracing != nil {
+		telemetry.Stop(a.stopTracing, a.log)
 	}
 }
 

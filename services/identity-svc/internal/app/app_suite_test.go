@@ -49,6 +49,8 @@ var _ = BeforeSuite(func() {
 	seed := make([]byte, ed25519.SeedSize)
 	_, _ = rand.Read(seed)
 	cfg.HTTP.Addr = "127.0.0.1:0"
+	// Stopping at the suite's end waits neither for load balancers nor for running handlers.
+	cfg.HTTP.ShutdownDelay, cfg.NATS.ShutdownGrace = 0, 0
 	cfg.DB.DSN = dsn
 	cfg.Redis.URL = fmt.Sprintf("redis://%s/%d", rdb.Options().Addr, rdb.Options().DB)
 	cfg.Redis.KeyPrefix = redisPrefix

@@ -193,6 +193,10 @@ var _ = Describe("logging in", func() {
 		Expect(body).To(HaveKeyWithValue("expires_in", BeNumerically("==", cfg.AccessTokenTTL.Seconds())))
 		Expect(body["user"]).To(HaveKeyWithValue("id", acc.ID))
 		Expect(body["tenant"]).To(HaveKeyWithValue("slug", acc.TenantSlug))
+		var lastActive time.Time
+		Expect(testDB().Raw("SELECT last_active_date FROM users WHERE id = ?", acc.ID).Scan(&lastActive).Error).To(Succeed())
+		Expect(lastActive).To(BeTemporally("~", time.Now(), 5*time.Second), "the login stamps the last activity")
+		Expect(body["user"]).To(HaveKeyWithValue("last_active_date", lastActive.UTC().Format(time.RFC3339Nano)), "and answers it as stored")
 
 		status, me := c.do("GET", "/v1/users/me", body["access_token"].(string), nil)
 		Expect(status).To(Equal(http.StatusOK))
@@ -322,6 +326,8 @@ var _ = Describe("refresh tokens", func() {
 		next := body["refresh_token"].(string)
 		Expect(next).NotTo(Equal(tok.Refresh))
 		Expect(body["user"]).To(HaveKeyWithValue("id", acc.ID))
+		Expect(body["tenant"]).To(HaveKeyWithValue("slug", acc.TenantSlug), "the user and its tenant are read together")
+		Expect(body["tenant"]).To(HaveKeyWithValue("status", "Active"))
 
 		status, body = refresh(next)
 		Expect(status).To(Equal(http.StatusOK))

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"gorm.io/gorm"
 
@@ -17,12 +16,6 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 )
-
-// questTriggers are the identity events quests count; a quest's trigger is the event's
-// webhook name (user.registered, payment.confirmed, plan.activated).
-func questTriggers() []string {
-	return []string{events.SubjectUserRegistered, events.SubjectPaymentConfirmed, events.SubjectPlanActivated}
-}
 
 // billingParts are the plan, payment, discount, quest and gift services and their background
 // work.
@@ -61,11 +54,17 @@ func newBillingParts(a *App, cfg config.Config, writer *outbox.Writer) *billingP
 
 // consumeQuestSteps moves quests from identity events, each event once (outbox.Once), in the
 // transaction that records it. The consumer reads every identity event (one filter subject,
-// which every NATS server version supports) and acknowledges the ones quests do not count.
+// which every NATS server version supports) and acknowledges the ones quests do not count; the
+// catalogue's consumer entry names both. A quest's trigger is the event's webhook name
+// (user.registered, payment.confirmed, plan.activated).
 func consumeQuestSteps(ctx context.Context, a *App, writer *outbox.Writer) error {
-	spec := natsx.ConsumerSpec{Stream: events.StreamIdentityEvents, Durable: events.DurableQuestProgress, FilterSubjects: []string{"identity.>"}}
+	c, ok := events.Durable(events.DurableQuestProgress)
+	if !ok {
+		return fmt.Errorf("app: %s is not in the consumer catalogue", events.DurableQuestProgress)
+	}
+	spec := natsx.ConsumerSpec{Stream: c.Stream, Durable: c.Name, FilterSubjects: []string{c.Filter}}
 	return a.bus.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
-		if !slices.Contains(questTriggers(), m.Subject) {
+		if !c.Handles(m.Subject) {
 			return nil
 		}
 		msg, err := events.Decode(m.Subject, m.Data)

@@ -260,7 +260,7 @@ var _ = Describe("verifying a tenant's custom domain", func() {
 		Expect(again).To(HaveKeyWithValue("verification_id", c["verification_id"]))
 		Expect(again).To(HaveKeyWithValue("status", "Pending"))
 
-		dnsServer.setTXT("_motionstudio-challenge."+domain, "unrelated", token)
+		dnsServer.SetTXT("_motionstudio-challenge."+domain, "unrelated", token)
 		status, again = challenge(adminA, tenantA, map[string]any{"domain": domain, "method": "DNS_TXT"})
 		Expect(status).To(Equal(http.StatusOK))
 		Expect(again).To(HaveKeyWithValue("status", "Verified"))

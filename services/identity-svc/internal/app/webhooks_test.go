@@ -27,46 +27,6 @@ var _ = Describe("tenant webhooks", func() {
 		adminB = newMember(slugB, "tenant-admin")
 	})
 
-	subscribe := func(who member, tenantID, url string, events ...string) (string, string) {
-		GinkgoHelper()
-		r := client.Do("POST", "/v1/tenants/"+tenantID+"/webhooks", who.Token, map[string]any{"name": "hook", "url": url, "events": events})
-		Expect(r.Status).To(Equal(http.StatusCreated), string(r.Body))
-		var w map[string]any
-		r.JSON(&w)
-		return w["id"].(string), w["secret"].(string)
-	}
-	createKey := func(who member, tenantID string) string {
-		GinkgoHelper()
-		r := client.Do("POST", "/v1/tenants/"+tenantID+"/api-keys", who.Token, map[string]any{"name": "k", "scopes": []string{"renders:read"}})
-		Expect(r.Status).To(Equal(http.StatusCreated))
-		var k map[string]any
-		r.JSON(&k)
-		return k["id"].(string)
-	}
-	webhookOf := func(who member, tenantID, id string) map[string]any {
-		GinkgoHelper()
-		var list struct {
-			Data []map[string]any `json:"data"`
-		}
-		client.Do("GET", "/v1/tenants/"+tenantID+"/webhooks", who.Token, nil).JSON(&list)
-		for _, w := range list.Data {
-			if w["id"] == id {
-				return w
-			}
-		}
-		return nil
-	}
-	attempts := func(who member, tenantID, id string) []map[string]any {
-		GinkgoHelper()
-		var list struct {
-			Data []map[string]any `json:"data"`
-		}
-		r := client.Do("GET", "/v1/tenants/"+tenantID+"/webhooks/"+id+"/deliveries", who.Token, nil)
-		Expect(r.Status).To(Equal(http.StatusOK))
-		r.JSON(&list)
-		return list.Data
-	}
-
 	It("delivers the tenant's events signed per Standard Webhooks and records the attempt", func() {
 		recv := newReceiver()
 		id, secret := subscribe(adminA, tenantA, recv.srv.URL+"/hooks", "api_key.created", "user.banned")
@@ -93,8 +53,8 @@ var _ = Describe("tenant webhooks", func() {
 		Expect(body.Data).To(HaveKeyWithValue("api_key_id", keyID))
 		Expect(body.Data).To(HaveKeyWithValue("tenant_id", tenantA))
 
-		Eventually(func() []map[string]any { return attempts(adminA, tenantA, id) }).Should(HaveLen(1))
-		a := attempts(adminA, tenantA, id)[0]
+		Eventually(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).Should(HaveLen(1))
+		a := deliveryAttempts(adminA, tenantA, id)[0]
 		Expect(a).To(HaveKeyWithValue("succeeded", true))
 		Expect(a).To(HaveKeyWithValue("response_status", 200.0))
 		Expect(a).To(HaveKeyWithValue("attempt", 1.0))
@@ -133,13 +93,35 @@ var _ = Describe("tenant webhooks", func() {
 		}
 		Expect(reqs[2].At.Sub(reqs[1].At)).To(BeNumerically(">=", 2*time.Second))
 
-		Eventually(func() []map[string]any { return attempts(adminA, tenantA, id) }).Should(HaveLen(3))
-		list := attempts(adminA, tenantA, id)
+		Eventually(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).Should(HaveLen(3))
+		list := deliveryAttempts(adminA, tenantA, id)
 		Expect(list[0]).To(HaveKeyWithValue("attempt", 3.0))
 		Expect(list[0]).To(HaveKeyWithValue("succeeded", true))
 		Expect(list[2]).To(HaveKeyWithValue("response_status", 500.0))
 		Expect(list[2]).To(HaveKeyWithValue("succeeded", false))
 		Expect(webhookOf(adminA, tenantA, id)).To(HaveKeyWithValue("consecutive_failures", 0.0))
+	})
+
+	It("lists an attempt whose worker died before recording it, once the message is retried", func() {
+		recv := newReceiver()
+		id, _ := subscribe(adminA, tenantA, recv.srv.URL, "api_key.created")
+		// What a worker killed between sending and recording leaves behind: the message
+		// claimed (attempt 1), its lease run out, no attempt recorded.
+		messageID, eventID := uuid.NewString(), uuid.NewString()
+		Expect(testDB().Exec(`INSERT INTO webhook_messages (id, webhook_id, tenant_id, event_id, event_type, body, status,
+			attempt, queued_at, lease_until, created_at) VALUES (?, ?, ?, ?, 'api_key.created', '{}', 'Processing', 1, now(),
+			now() - interval '1 minute', now())`, messageID, id, tenantA, eventID).Error).To(Succeed())
+
+		Eventually(recv.requests).WithTimeout(15 * time.Second).Should(HaveLen(1))
+		Expect(recv.requests()[0].Header.Get("webhook-id")).To(Equal(eventID))
+		Eventually(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).Should(HaveLen(2))
+		list := deliveryAttempts(adminA, tenantA, id)
+		Expect(list[0]).To(HaveKeyWithValue("attempt", 2.0))
+		Expect(list[0]).To(HaveKeyWithValue("succeeded", true))
+		Expect(list[1]).To(HaveKeyWithValue("attempt", 1.0))
+		Expect(list[1]).To(HaveKeyWithValue("succeeded", false))
+		Expect(list[1]).To(HaveKeyWithValue("response_status", BeNil()))
+		Expect(list[1]["error_message"]).To(ContainSubstring("stopped before it recorded"))
 	})
 
 	It("counts consecutive failures and gives up after the last retry", func() {
@@ -162,9 +144,9 @@ var _ = Describe("tenant webhooks", func() {
 		// The host now resolves, or was changed, to the cloud metadata address.
 		Expect(testDB().Exec("UPDATE webhooks SET url = 'http://169.254.169.254/latest/meta-data' WHERE id = ?", id).Error).To(Succeed())
 		createKey(adminA, tenantA)
-		Eventually(func() []map[string]any { return attempts(adminA, tenantA, id) }).WithTimeout(10 * time.Second).Should(HaveLen(1))
-		Consistently(func() []map[string]any { return attempts(adminA, tenantA, id) }).WithTimeout(time.Second).Should(HaveLen(1))
-		a := attempts(adminA, tenantA, id)[0]
+		Eventually(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).WithTimeout(10 * time.Second).Should(HaveLen(1))
+		Consistently(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).WithTimeout(time.Second).Should(HaveLen(1))
+		a := deliveryAttempts(adminA, tenantA, id)[0]
 		Expect(a).To(HaveKeyWithValue("succeeded", false))
 		Expect(a).To(HaveKeyWithValue("error_message", ContainSubstring("destination address refused")))
 		var status string
@@ -223,3 +205,50 @@ var _ = Describe("tenant webhooks", func() {
 		Expect(client.Do("DELETE", "/v1/tenants/"+tenantA+"/webhooks/"+uuid.NewString(), adminA.Token, nil).Status).To(Equal(http.StatusNotFound))
 	})
 })
+
+// subscribe registers a webhook as who and answers its id and secret.
+func subscribe(who member, tenantID, url string, events ...string) (string, string) {
+	GinkgoHelper()
+	r := client.Do("POST", "/v1/tenants/"+tenantID+"/webhooks", who.Token, map[string]any{"name": "hook", "url": url, "events": events})
+	Expect(r.Status).To(Equal(http.StatusCreated), string(r.Body))
+	var w map[string]any
+	r.JSON(&w)
+	return w["id"].(string), w["secret"].(string)
+}
+
+// createKey creates an API key as who, an event webhooks subscribe to, and answers its id.
+func createKey(who member, tenantID string) string {
+	GinkgoHelper()
+	r := client.Do("POST", "/v1/tenants/"+tenantID+"/api-keys", who.Token, map[string]any{"name": "k", "scopes": []string{"renders:read"}})
+	Expect(r.Status).To(Equal(http.StatusCreated))
+	var k map[string]any
+	r.JSON(&k)
+	return k["id"].(string)
+}
+
+// webhookOf is the webhook as the tenant's list shows it, or nil.
+func webhookOf(who member, tenantID, id string) map[string]any {
+	GinkgoHelper()
+	var list struct {
+		Data []map[string]any `json:"data"`
+	}
+	client.Do("GET", "/v1/tenants/"+tenantID+"/webhooks", who.Token, nil).JSON(&list)
+	for _, w := range list.Data {
+		if w["id"] == id {
+			return w
+		}
+	}
+	return nil
+}
+
+// deliveryAttempts lists the webhook's delivery attempts, newest first.
+func deliveryAttempts(who member, tenantID, id string) []map[string]any {
+	GinkgoHelper()
+	var list struct {
+		Data []map[string]any `json:"data"`
+	}
+	r := client.Do("GET", "/v1/tenants/"+tenantID+"/webhooks/"+id+"/deliveries", who.Token, nil)
+	Expect(r.Status).To(Equal(http.StatusOK))
+	r.JSON(&list)
+	return list.Data
+}

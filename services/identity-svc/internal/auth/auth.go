@@ -54,13 +54,17 @@ type Use struct {
 // Users is what auth needs of the user repository: lookups return apperr NotFound, Create
 // returns Conflict for an email or phone taken in the tenant and records the user's
 // identity.user.registered.v1 event, Update locks the user, applies fn and saves it in one
-// transaction (fn's error unchanged).
+// transaction (fn's error unchanged), Touch sets only the last activity in one statement.
 type Users interface {
 	User(ctx context.Context, tenantID, userID string) (*User, error)
+	UserWithTenant(ctx context.Context, tenantID, userID string) (*User, *Tenant, error)
+	UserByEmailWithTenant(ctx context.Context, slug, email string) (*User, *Tenant, error)
+	UserByPhoneWithTenant(ctx context.Context, slug, phone string) (*User, *Tenant, error)
 	UserByEmail(ctx context.Context, tenantID, email string) (*User, error)
 	UserByPhone(ctx context.Context, tenantID, phone string) (*User, error)
 	Create(ctx context.Context, u *User) error
 	Update(ctx context.Context, userID string, fn func(*User) error) (*User, error)
+	Touch(ctx context.Context, userID string, at time.Time) (*User, error)
 }
 
 // Tenants is what auth needs of the tenant repository; both return apperr NotFound.
@@ -85,10 +89,12 @@ type SessionStore interface {
 	RevokeOthers(ctx context.Context, userID, keepID string) error
 }
 
-// Hasher hashes and verifies passwords.
+// Hasher hashes and verifies passwords; all three return apperr Unavailable while the hashing
+// queue is full, Ready without hashing.
 type Hasher interface {
 	Hash(plain string) (string, error)
 	Verify(plain, encoded string) (match, rehash bool, err error)
+	Ready() error
 }
 
 // Subject is whom an access token speaks for.

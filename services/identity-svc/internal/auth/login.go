@@ -167,6 +167,10 @@ func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenan
 	if err := s.checkLogin(in); err != nil {
 		return nil, nil, err
 	}
+	// Refused now, the excess of a flood costs no lookups or rate-limit checks.
+	if err := s.Hasher.Ready(); err != nil {
+		return nil, nil, err
+	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
 	email, _ := normalizeEmail(in.Email)
 	phone, _ := normalizePhone(in.Phone)
@@ -233,10 +237,23 @@ func (s *Service) checkLogin(in Login) error {
 	return nil
 }
 
-// findAccount returns the user and tenant, or a nil user (and no error) when either is unknown
-// or the tenant is closed, so the caller still spends the hashing time.
+// findAccount returns the user and tenant (read together in one query), or a nil user (and no
+// error) when either is unknown or the tenant is closed, so the caller still spends the hashing
+// time.
 func (s *Service) findAccount(ctx context.Context, slug, email, phone string) (*User, *Tenant, error) {
-	tenant, err := s.Tenants.BySlug(ctx, slug)
+	var (
+		u      *User
+		tenant *Tenant
+		err    error
+	)
+	switch {
+	case email != "":
+		u, tenant, err = s.Users.UserByEmailWithTenant(ctx, slug, email)
+	case phone != "":
+		u, tenant, err = s.Users.UserByPhoneWithTenant(ctx, slug, phone)
+	default:
+		return nil, nil, nil
+	}
 	if apperr.Is(err, apperr.NotFound) {
 		return nil, nil, nil
 	}
@@ -246,19 +263,7 @@ func (s *Service) findAccount(ctx context.Context, slug, email, phone string) (*
 	if !tenant.Open() {
 		return nil, tenant, nil
 	}
-	var u *User
-	switch {
-	case email != "":
-		u, err = s.Users.UserByEmail(ctx, tenant.ID, email)
-	case phone != "":
-		u, err = s.Users.UserByPhone(ctx, tenant.ID, phone)
-	default:
-		err = apperr.E(apperr.NotFound, "", "no account")
-	}
-	if apperr.Is(err, apperr.NotFound) {
-		return nil, tenant, nil
-	}
-	return u, tenant, err
+	return u, tenant, nil
 }
 
 // openSession creates a session with a fresh refresh token and mints its access token.
@@ -302,8 +307,8 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.Users.User(ctx, sess.TenantID, sess.UserID)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && u.Banned(s.Now())) {
+	u, tenant, err := s.Users.UserWithTenant(ctx, sess.TenantID, sess.UserID)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && (u.Banned(s.Now()) || !tenant.Open())) {
 		if rerr := s.Sessions.Revoke(ctx, sess.ID); rerr != nil {
 			return nil, rerr
 		}
@@ -311,16 +316,6 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 	}
 	if err != nil {
 		return nil, err
-	}
-	tenant, err := s.Tenants.Get(ctx, u.TenantID)
-	if err != nil {
-		return nil, err
-	}
-	if !tenant.Open() {
-		if err := s.Sessions.Revoke(ctx, sess.ID); err != nil {
-			return nil, err
-		}
-		return nil, apperr.E(apperr.Unauthenticated, "invalid_refresh_token", "The refresh token is not valid.")
 	}
 	return s.grant(u, tenant, sess.ID, next)
 }

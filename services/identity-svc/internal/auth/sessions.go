@@ -79,6 +79,9 @@ func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
 // recordLogin stamps the user's last activity and, when newHash is set, stores the re-hashed
 // password; it answers the user as saved.
 func (s *Service) recordLogin(ctx context.Context, userID, newHash string) (*User, error) {
+	if newHash == "" {
+		return s.Users.Touch(ctx, userID, s.Now())
+	}
 	return s.Users.Update(ctx, userID, func(u *User) error {
 		u.LastActive = s.Now()
 		if newHash != "" {

@@ -55,9 +55,11 @@ func NewWebhooks(bus *natsx.Bus, db *gorm.DB, enqueuer Enqueuer, deliverer Deliv
 // FanOut consumes identity events until ctx is done and turns each into one delivery job per
 // subscribed webhook of the event's tenant, once per event id.
 func (w *Webhooks) FanOut(ctx context.Context) error {
-	return w.bus.Consume(ctx, natsx.ConsumerSpec{
-		Stream: events.StreamIdentityEvents, Durable: events.DurableWebhookFanout, FilterSubjects: []string{"identity.>"},
-	}, w.fanOut)
+	c, ok := events.Durable(events.DurableWebhookFanout)
+	if !ok {
+		return fmt.Errorf("bus: %s is not in the consumer catalogue", events.DurableWebhookFanout)
+	}
+	return w.bus.Consume(ctx, natsx.ConsumerSpec{Stream: c.Stream, Durable: c.Name, FilterSubjects: []string{c.Filter}}, w.fanOut)
 }
 
 // envelope is the JSON body a webhook receives.

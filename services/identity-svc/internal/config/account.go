@@ -7,6 +7,9 @@ type Account struct {
 	// OutboundAllowLoopback lets webhook deliveries and domain checks reach loopback addresses;
 	// only local development and tests set it.
 	OutboundAllowLoopback bool `env:"OUTBOUND_ALLOW_LOOPBACK" default:"false"`
+	// OutboundDNSServer ("host:port") resolves the hosts of webhook URLs instead of the system
+	// resolver; a resolver that knows no cluster-internal names keeps them from resolving at all.
+	OutboundDNSServer string `env:"OUTBOUND_DNS_SERVER"`
 
 	// DomainChallengeTTL is how long a custom-domain challenge stays valid.
 	DomainChallengeTTL time.Duration `env:"DOMAIN_CHALLENGE_TTL" default:"72h"`

@@ -24,7 +24,8 @@ type Checker struct {
 
 // Options configure a Checker.
 type Options struct {
-	// DNSServer ("host:port") answers TXT lookups instead of the system resolver when set.
+	// DNSServer ("host:port") answers TXT lookups, and resolves the host of the challenge-file
+	// check, instead of the system resolver when set.
 	DNSServer string
 	// HTTPAddr ("host:port") is connected to instead of the domain for challenge files, with
 	// the domain still sent as Host; for local development and tests only.
@@ -35,18 +36,11 @@ type Options struct {
 
 // New returns a Checker.
 func New(o Options) *Checker {
-	r := net.DefaultResolver
-	if o.DNSServer != "" {
-		server := o.DNSServer
-		r = &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, server)
-		}}
-	}
 	client := outbound.New(outbound.Options{
 		Timeout: 5 * time.Second, MaxBodyBytes: 4096, AllowLoopback: o.AllowLoopback, UserAgent: "motionstudio-domain-check",
+		DNSServer: o.DNSServer,
 	})
-	return &Checker{resolver: r, client: client, httpAddr: o.HTTPAddr}
+	return &Checker{resolver: outbound.Resolver(o.DNSServer), client: client, httpAddr: o.HTTPAddr}
 }
 
 // TXT returns the TXT values at name; a name without records answers none and no error. Other

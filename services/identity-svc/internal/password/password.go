@@ -62,11 +62,26 @@ func NewHasher(p Params) *Hasher {
 func (h *Hasher) enter() error {
 	if h.admitted.Add(1) > h.max {
 		h.admitted.Add(-1)
-		e := apperr.E(apperr.Unavailable, "busy", "Too many passwords are being checked right now; retry shortly.")
-		e.RetryAfter = RetryAfter
-		return e
+		return errBusy()
 	}
 	h.slots <- struct{}{}
+	return nil
+}
+
+func errBusy() error {
+	e := apperr.E(apperr.Unavailable, "busy", "Too many passwords are being checked right now; retry shortly.")
+	e.RetryAfter = RetryAfter
+	return e
+}
+
+// Ready returns the apperr Unavailable that Hash and Verify return when the queue is full now,
+// so that a login can be refused before the lookups and rate-limit checks that lead up to its
+// hash, whose cores the hashes need. It reserves nothing: a hash asked for later may still be
+// refused.
+func (h *Hasher) Ready() error {
+	if h.admitted.Load() >= h.max {
+		return errBusy()
+	}
 	return nil
 }
 
@@ -105,10 +120,10 @@ func (h *Hasher) Verify(plain, encoded string) (match, rehash bool, err error) {
 		return false, false, err
 	}
 	defer h.leave()
-	got := argon2.IDKey([]byte(plain), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key)))
+	got := argon2.IDKey([]byte(plain), salt, p.Iterations, p.MemoryKiB, p.Parallelism, uint32(len(key))) // #nosec G115 -- key is a decoded stored hash of a few dozen bytes
 	match = subtle.ConstantTimeCompare(got, key) == 1
 	rehash = p.MemoryKiB != h.p.MemoryKiB || p.Iterations != h.p.Iterations ||
-		p.Parallelism != h.p.Parallelism || uint32(len(key)) != h.p.KeyLen || uint32(len(salt)) != h.p.SaltLen
+		p.Parallelism != h.p.Parallelism || uint32(len(key)) != h.p.KeyLen || uint32(len(salt)) != h.p.SaltLen // #nosec G115 -- key and salt are decoded from a stored hash of a few dozen bytes
 	return match, rehash, nil
 }
 

@@ -67,4 +67,26 @@ var _ = Describe("password hashing under load", func() {
 		Expect(err).NotTo(HaveOccurred(), "the hasher takes work again once the load is gone")
 		Expect(match).To(BeTrue())
 	})
+
+	It("says it is busy, without hashing, exactly while a hash would be refused", func() {
+		h := password.NewHasher(params)
+		stored, err := h.Hash("correct horse battery staple")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(h.Ready()).To(Succeed())
+		var wg sync.WaitGroup
+		for range runtime.GOMAXPROCS(0) * (1 + password.QueuePerCore) {
+			wg.Go(func() {
+				defer GinkgoRecover()
+				_, _, err := h.Verify("correct horse battery staple", stored)
+				Expect(err).NotTo(HaveOccurred())
+			})
+		}
+		Eventually(func() apperr.Kind { return apperr.KindOf(h.Ready()) }).Should(Equal(apperr.Unavailable))
+		e, _ := apperr.As(h.Ready())
+		if e != nil {
+			Expect(e.RetryAfter).To(Equal(password.RetryAfter))
+		}
+		wg.Wait()
+		Expect(h.Ready()).To(Succeed(), "ready again once the queue drains")
+	})
 })

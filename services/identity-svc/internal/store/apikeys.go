@@ -1,7 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -93,7 +98,7 @@ func (s *APIKeys) Create(ctx context.Context, k *apikey.Key) error {
 		}
 		_, err := s.outbox.Add(ctx, tx, events.SubjectApiKeyCreated, events.SubjectApiKeyCreated, &identityv1.ApiKeyCreated{
 			ApiKeyId: k.ID, TenantId: k.TenantID, Name: k.Name, Environment: k.Environment, KeyPrefix: k.Prefix,
-			Last4: k.Last4, Scopes: k.Scopes, AllowedIps: k.AllowedIPs, RateLimitRpm: int32(k.RateLimitRPM),
+			Last4: k.Last4, Scopes: k.Scopes, AllowedIps: k.AllowedIPs, RateLimitRpm: int32(k.RateLimitRPM), // #nosec G115 -- validated to at most MaxRateLimitRPM (100000)
 			CreatedBy: k.CreatedBy, ExpiresAt: optionalTimestamp(k.ExpiresAt), CreatedAt: timestamppb.New(k.CreatedAt),
 		})
 		return err
@@ -158,22 +163,45 @@ func (s *APIKeys) Revoke(ctx context.Context, k *apikey.Key, r apikey.Revocation
 	return revoked, err
 }
 
-// AddUsage adds use counts and last-use times to keys, and API calls to their tenants' days.
+// AddUsage adds use counts and last-use times to keys, and API calls to their tenants' days, in
+// two statements whatever the number of keys (a flush after a busy interval holds thousands).
+// Keys are updated in id order, so two replicas flushing at once lock them in the same order.
 func (s *APIKeys) AddUsage(ctx context.Context, usage []apikey.Usage) error {
-	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		for _, u := range usage {
-			err := tx.Exec(`UPDATE api_keys SET usage_count = usage_count + ?,
-				last_used_at = GREATEST(coalesce(last_used_at, ?), ?) WHERE id = ?`, u.Count, u.LastUsedAt, u.LastUsedAt, u.KeyID).Error
-			if err != nil {
-				return pgdb.Translate(err, "api key usage")
-			}
-			err = tx.Exec(`INSERT INTO tenant_usage_days (tenant_id, usage_date, api_calls) VALUES (?, ?, ?)
-				ON CONFLICT (tenant_id, usage_date) DO UPDATE SET api_calls = tenant_usage_days.api_calls + EXCLUDED.api_calls`,
-				u.TenantID, u.LastUsedAt.UTC().Format(time.DateOnly), u.Count).Error
-			if err != nil {
-				return pgdb.Translate(err, "tenant usage")
-			}
-		}
+	if len(usage) == 0 {
 		return nil
+	}
+	usage = slices.SortedFunc(slices.Values(usage), func(a, b apikey.Usage) int { return strings.Compare(a.KeyID, b.KeyID) })
+	ids, counts, times := make([]string, len(usage)), make([]string, len(usage)), make([]string, len(usage))
+	type tenantDay struct{ tenantID, date string }
+	calls := map[tenantDay]int64{}
+	for i, u := range usage {
+		ids[i], counts[i], times[i] = u.KeyID, strconv.FormatInt(u.Count, 10), u.LastUsedAt.UTC().Format(time.RFC3339Nano)
+		calls[tenantDay{u.TenantID, u.LastUsedAt.UTC().Format(time.DateOnly)}] += u.Count
+	}
+	days := slices.SortedFunc(maps.Keys(calls), func(a, b tenantDay) int {
+		return cmp.Or(strings.Compare(a.tenantID, b.tenantID), strings.Compare(a.date, b.date))
+	})
+	tenants, dates, dayCalls := make([]string, len(days)), make([]string, len(days)), make([]string, len(days))
+	for i, d := range days {
+		tenants[i], dates[i], dayCalls[i] = d.tenantID, d.date, strconv.FormatInt(calls[d], 10)
+	}
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		err := tx.Exec(`UPDATE api_keys k SET usage_count = k.usage_count + u.n,
+				last_used_at = GREATEST(coalesce(k.last_used_at, u.at), u.at)
+			FROM unnest(?::uuid[], ?::bigint[], ?::timestamptz[]) AS u (id, n, at) WHERE k.id = u.id`,
+			arrayLiteral(ids), arrayLiteral(counts), arrayLiteral(times)).Error
+		if err != nil {
+			return pgdb.Translate(err, "api key usage")
+		}
+		err = tx.Exec(`INSERT INTO tenant_usage_days (tenant_id, usage_date, api_calls)
+			SELECT * FROM unnest(?::uuid[], ?::date[], ?::bigint[])
+			ON CONFLICT (tenant_id, usage_date) DO UPDATE SET api_calls = tenant_usage_days.api_calls + EXCLUDED.api_calls`,
+			arrayLiteral(tenants), arrayLiteral(dates), arrayLiteral(dayCalls)).Error
+		return pgdb.Translate(err, "tenant usage")
 	})
 }
+
+// arrayLiteral writes values that hold no quote or backslash (ids, numbers, dates) as a Postgres
+// array literal, every element quoted (an unquoted NULL would be a null element); gorm would
+// expand a slice argument into a list.
+func arrayLiteral(values []string) string { return `{"` + strings.Join(values, `","`) + `"}` }

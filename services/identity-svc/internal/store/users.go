@@ -2,6 +2,12 @@ package store
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -13,6 +19,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 )
 
 // Users is the repository of the users table (account.Store, account.UserStore and the user
@@ -20,6 +27,10 @@ import (
 type Users struct {
 	db     *gorm.DB
 	outbox *outbox.Writer
+
+	joinOnce  sync.Once
+	joinQuery *userTenantJoin
+	joinErr   error
 }
 
 // NewUsers returns a Users store writing its events through w.
@@ -118,6 +129,91 @@ func (s *Users) User(ctx context.Context, tenantID, userID string) (*account.Use
 	return s.where(ctx, "tenant_id = ? AND id = ?", tenantID, userID)
 }
 
+// UserWithTenant finds a user of a tenant together with its tenant in one query (the refresh
+// path reads both on every call); apperr NotFound when there is no such user.
+func (s *Users) UserWithTenant(ctx context.Context, tenantID, userID string) (*account.User, *tenant.Tenant, error) {
+	return s.withTenant(ctx, "u.tenant_id = $1 AND u.id = $2", tenantID, userID)
+}
+
+// UserByEmailWithTenant finds the user with that (lower-case) email in the tenant with that
+// slug, together with the tenant, in one query; apperr NotFound when there is none.
+func (s *Users) UserByEmailWithTenant(ctx context.Context, slug, email string) (*account.User, *tenant.Tenant, error) {
+	return s.withTenant(ctx, "t.slug = $1 AND u.email = $2", slug, email)
+}
+
+// UserByPhoneWithTenant finds the user with that E.164 phone number in the tenant with that
+// slug, together with the tenant, in one query; apperr NotFound when there is none.
+func (s *Users) UserByPhoneWithTenant(ctx context.Context, slug, phone string) (*account.User, *tenant.Tenant, error) {
+	return s.withTenant(ctx, "t.slug = $1 AND u.phone_number = $2", slug, phone)
+}
+
+// withTenant reads the one user (u) matching where ($1, $2: args) with its tenant (t). The row
+// is scanned straight into the models' fields: gorm's scanning cost a third of the refresh
+// path's time in this one query.
+func (s *Users) withTenant(ctx context.Context, where string, args ...any) (*account.User, *tenant.Tenant, error) {
+	j, err := s.join()
+	if err != nil {
+		return nil, nil, err
+	}
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: user with tenant: %w", err)
+	}
+	var m userTenantModel
+	v := reflect.ValueOf(&m).Elem()
+	dest := make([]any, len(j.fields))
+	for i, f := range j.fields {
+		dest[i] = v.FieldByIndex(f).Addr().Interface()
+	}
+	if err := sqlDB.QueryRowContext(ctx, j.selectFrom+" WHERE "+where+" LIMIT 1", args...).Scan(dest...); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			err = gorm.ErrRecordNotFound
+		}
+		return nil, nil, pgdb.Translate(err, "user")
+	}
+	return m.User.toDomain(), m.Tenant.toDomain(), nil
+}
+
+// userTenantModel is a users row with its tenants row, whose columns carry the prefix t_.
+type userTenantModel struct {
+	User   userModel `gorm:"embedded"`
+	Tenant tenantRow `gorm:"embedded;embeddedPrefix:t_"`
+}
+
+// userTenantJoin is the select of every column of userTenantModel (the users table as u, the
+// tenants table as t) and the index of each column's field, taken from the models' schema so
+// that a column added to either model is read here too.
+type userTenantJoin struct {
+	selectFrom string
+	fields     [][]int
+}
+
+func (s *Users) join() (*userTenantJoin, error) {
+	s.joinOnce.Do(func() {
+		stmt := &gorm.Statement{DB: s.db}
+		if err := stmt.Parse(&userTenantModel{}); err != nil {
+			s.joinErr = fmt.Errorf("store: parse user and tenant models: %w", err)
+			return
+		}
+		j := &userTenantJoin{}
+		cols := make([]string, 0, len(stmt.Schema.Fields))
+		for _, f := range stmt.Schema.Fields {
+			if f.DBName == "" {
+				continue
+			}
+			if f.BindNames[0] == "Tenant" {
+				cols = append(cols, "t."+strings.TrimPrefix(f.DBName, "t_"))
+			} else {
+				cols = append(cols, "u."+f.DBName)
+			}
+			j.fields = append(j.fields, f.StructField.Index)
+		}
+		j.selectFrom = "SELECT " + strings.Join(cols, ", ") + " FROM users u JOIN tenants t ON t.id = u.tenant_id"
+		s.joinQuery = j
+	})
+	return s.joinQuery, s.joinErr
+}
+
 // UserAnyTenant finds a user by id; apperr NotFound when there is none.
 func (s *Users) UserAnyTenant(ctx context.Context, userID string) (*account.User, error) {
 	return s.where(ctx, "id = ?", userID)
@@ -177,6 +273,21 @@ func (s *Users) Update(ctx context.Context, userID string, fn func(*account.User
 		return err
 	})
 	return out, err
+}
+
+// Touch sets the user's last_active_date to at in one statement (a login's only write when
+// its password hash stays) and answers the user as the database now holds it; apperr NotFound
+// for an unknown user.
+func (s *Users) Touch(ctx context.Context, userID string, at time.Time) (*account.User, error) {
+	var m userModel
+	res := s.db.WithContext(ctx).Raw("UPDATE users SET last_active_date = ?, updated_at = now() WHERE id = ? RETURNING *", at, userID).Scan(&m)
+	if res.Error != nil {
+		return nil, pgdb.Translate(res.Error, "user")
+	}
+	if res.RowsAffected == 0 {
+		return nil, pgdb.Translate(gorm.ErrRecordNotFound, "user")
+	}
+	return m.toDomain(), nil
 }
 
 // changeBalance applies the user's one balance operation inside the caller's transaction tx

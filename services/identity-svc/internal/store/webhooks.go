@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -172,7 +173,7 @@ func (s *Webhooks) Enqueue(ctx context.Context, tx *gorm.DB, tenantID, eventID, 
 
 func (s *Webhooks) wake(ctx context.Context, tx *gorm.DB, id, webhookID, tenantID, eventID, eventType string, attempt int) error {
 	_, err := s.outbox.Add(ctx, tx, events.SubjectWebhookDeliveryJob, events.SubjectWebhookDeliveryJob, &identityv1.WebhookDeliveryJob{
-		DeliveryId: id, WebhookId: webhookID, TenantId: tenantID, EventId: eventID, EventType: eventType, Attempt: int32(attempt),
+		DeliveryId: id, WebhookId: webhookID, TenantId: tenantID, EventId: eventID, EventType: eventType, Attempt: int32(attempt), // #nosec G115 -- attempts stop at the delivery schedule's length
 	})
 	return err
 }
@@ -246,21 +247,43 @@ func (s *Webhooks) Claim(ctx context.Context, messageID string, now time.Time, l
 	if err != nil {
 		return nil, nil, pgdb.Translate(err, "webhook")
 	}
-	msg := webhook.Message(m)
+	msg := webhook.Message{ID: m.ID, WebhookID: m.WebhookID, TenantID: m.TenantID, EventID: m.EventID, EventType: m.EventType,
+		Body: m.Body, Attempt: m.Attempt}
+	if msg.Unrecorded, err = s.unrecorded(ctx, m.ID, m.Attempt); err != nil {
+		return nil, nil, err
+	}
 	return &msg, h.toDomain(), nil
+}
+
+// unrecorded answers the attempt numbers below attempt that have no recorded attempt row.
+func (s *Webhooks) unrecorded(ctx context.Context, messageID string, attempt int) ([]int, error) {
+	var recorded []int
+	if err := s.db.WithContext(ctx).Raw(`SELECT attempt FROM webhook_deliveries WHERE message_id = ?`, messageID).
+		Scan(&recorded).Error; err != nil {
+		return nil, pgdb.Translate(err, "webhook deliveries")
+	}
+	var missing []int
+	for n := 1; n < attempt; n++ {
+		if !slices.Contains(recorded, n) {
+			missing = append(missing, n)
+		}
+	}
+	return missing, nil
 }
 
 // Finish records the attempt, moves the message and updates the webhook in one transaction.
 func (s *Webhooks) Finish(ctx context.Context, m *webhook.Message, w *webhook.Webhook, o webhook.Outcome) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
 		a := o.Attempt
-		row := attemptRow{
-			ID: a.ID, MessageID: a.MessageID, WebhookID: a.WebhookID, EventType: a.EventType, RequestURL: a.RequestURL,
-			ResponseStatus: a.ResponseStatus, ResponseBody: a.ResponseBody, ErrorMessage: a.ErrorMessage,
-			DurationMs: a.DurationMS, Attempt: a.Attempt, Succeeded: a.Succeeded, DeliveredAt: a.DeliveredAt, CreatedAt: a.CreatedAt,
-		}
-		if err := tx.Create(&row).Error; err != nil {
-			return pgdb.Translate(err, "webhook delivery")
+		for _, r := range append(o.Lost, a) {
+			row := attemptRow{
+				ID: r.ID, MessageID: r.MessageID, WebhookID: r.WebhookID, EventType: r.EventType, RequestURL: r.RequestURL,
+				ResponseStatus: r.ResponseStatus, ResponseBody: r.ResponseBody, ErrorMessage: r.ErrorMessage,
+				DurationMs: r.DurationMS, Attempt: r.Attempt, Succeeded: r.Succeeded, DeliveredAt: r.DeliveredAt, CreatedAt: r.CreatedAt,
+			}
+			if err := tx.Create(&row).Error; err != nil {
+				return pgdb.Translate(err, "webhook delivery")
+			}
 		}
 		if err := tx.Exec("UPDATE webhook_messages SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?",
 			o.Status, o.NextAttemptAt, m.ID).Error; err != nil {
@@ -289,3 +312,12 @@ func (s *Webhooks) Finish(ctx context.Context, m *webhook.Message, w *webhook.We
 		return pgdb.Translate(err, "webhook messages")
 	})
 }
+
+// WebhookQueueQuery measures the webhook messages waiting for a delivery attempt (Queued,
+// Scheduled for a retry) or in one (Processing), for pgdb.NewJobQueueCollector, from the
+// webhook_messages_due_idx partial index; every state is answered, empty or not.
+const WebhookQueueQuery = `SELECT 'webhook_messages', s.status, count(m.id)::float8,
+	COALESCE(EXTRACT(EPOCH FROM now() - min(m.created_at)), 0)::float8
+	FROM (VALUES ('Queued'), ('Processing'), ('Scheduled')) AS s (status)
+	LEFT JOIN webhook_messages m ON m.status = s.status
+	GROUP BY s.status`

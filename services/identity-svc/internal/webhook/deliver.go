@@ -46,7 +46,14 @@ type Message struct {
 	ID, WebhookID, TenantID, EventID, EventType string
 	Body                                        []byte
 	Attempt                                     int
+	// Unrecorded are the earlier attempts (numbers below Attempt) without a recorded outcome:
+	// their worker stopped (a crash, a lost database) after claiming the message, maybe after
+	// the endpoint got the request.
+	Unrecorded []int
 }
+
+// LostOutcome is the error an attempt without a recorded outcome is listed with.
+const LostOutcome = "The worker stopped before it recorded this attempt's outcome; the endpoint may have received it."
 
 // Response is what a webhook answered.
 type Response struct {
@@ -63,7 +70,9 @@ type Sender interface {
 
 // Outcome is the result of one attempt, written in one transaction.
 type Outcome struct {
-	Attempt       Attempt
+	Attempt Attempt
+	// Lost records the message's earlier attempts whose outcome was never recorded.
+	Lost          []Attempt
 	Status        string
 	NextAttemptAt *time.Time
 	// Disable, when not empty, deactivates the webhook with this reason.
@@ -77,7 +86,8 @@ type Queue interface {
 	// worker's lease on it is live. A message of an inactive webhook is cancelled and not
 	// returned.
 	Claim(ctx context.Context, messageID string, now time.Time, lease time.Duration) (*Message, *Webhook, error)
-	// Finish records the attempt, the message's new state and the webhook's counters.
+	// Finish records the attempt (and the lost ones), the message's new state and the
+	// webhook's counters.
 	Finish(ctx context.Context, m *Message, w *Webhook, o Outcome) error
 }
 
@@ -136,6 +146,14 @@ func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
 
 func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Response, sendErr error) Outcome {
 	now := d.now()
+	var lost []Attempt
+	for _, n := range m.Unrecorded {
+		reason := LostOutcome
+		lost = append(lost, Attempt{
+			ID: d.newID(), MessageID: m.ID, WebhookID: w.ID, EventType: m.EventType, RequestURL: w.URL,
+			ErrorMessage: &reason, Attempt: n, CreatedAt: sent,
+		})
+	}
 	a := Attempt{
 		ID: d.newID(), MessageID: m.ID, WebhookID: w.ID, EventType: m.EventType, RequestURL: w.URL,
 		DurationMS: int(resp.Duration / time.Millisecond), Attempt: m.Attempt, CreatedAt: sent,
@@ -147,7 +165,7 @@ func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Respons
 		status, body := resp.Status, truncate(string(resp.Body), MaxStoredBody)
 		a.ResponseStatus, a.ResponseBody = &status, &body
 	}
-	o := Outcome{Attempt: a}
+	o := Outcome{Attempt: a, Lost: lost}
 	switch {
 	case errors.Is(sendErr, ErrRefusedDestination):
 		o.Status = StatusFailed

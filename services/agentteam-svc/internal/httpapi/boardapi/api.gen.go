@@ -216,7 +216,7 @@ type ConfigureAgentRequest struct {
 	AgentProfileKey     *string `json:"agentProfileKey,omitempty"`
 	AgentProfileVersion *string `json:"agentProfileVersion,omitempty"`
 
-	// ApiConfigId A model connection id (uuid); required.
+	// ApiConfigId One of the organization's model connection ids (uuid); required.
 	ApiConfigId         *string               `json:"apiConfigId,omitempty"`
 	Autonomy            *string               `json:"autonomy,omitempty"`
 	Docs                *[]string             `json:"docs,omitempty"`

@@ -519,7 +519,7 @@ type ServerInterface interface {
 	// ListAgentProfiles Shared agent profiles plus the organization's own, by key and per key in resolution order
 	// (GET /api/orgboard/agent-profiles)
 	ListAgentProfiles(ctx echo.Context, params ListAgentProfilesParams) error
-	// UploadAgentProfile Upload a agent profile document as a private Authored version (ConfigureAgents)
+	// UploadAgentProfile Upload an agent profile document as a private Authored version (ConfigureAgents)
 	// (POST /api/orgboard/agent-profiles)
 	UploadAgentProfile(ctx echo.Context) error
 	// InstallAgentProfile Install a listed agent profile into the organization (ConfigureAgents); a duplicate is 409
@@ -528,7 +528,7 @@ type ServerInterface interface {
 	// AgentProfileMarketplace Other organizations' listed agent profiles (ViewBoard)
 	// (GET /api/orgboard/agent-profiles/marketplace)
 	AgentProfileMarketplace(ctx echo.Context, params AgentProfileMarketplaceParams) error
-	// GetAgentProfileVersions Every version of a agent profile key the organization sees, in resolution order
+	// GetAgentProfileVersions Every version of an agent profile key the organization sees, in resolution order
 	// (GET /api/orgboard/agent-profiles/{key})
 	GetAgentProfileVersions(ctx echo.Context, key string, params GetAgentProfileVersionsParams) error
 	// ForkAgentProfile Copy a shared or own agent profile version into the organization (ConfigureAgents)
@@ -537,7 +537,7 @@ type ServerInterface interface {
 	// PublishAgentProfile List a Published authored agent profile version on the marketplace (ConfigureAgents)
 	// (POST /api/orgboard/agent-profiles/{key}/publish)
 	PublishAgentProfile(ctx echo.Context, key string) error
-	// UnpublishAgentProfile Withdraw the listing of a agent profile version (ConfigureAgents)
+	// UnpublishAgentProfile Withdraw the listing of an agent profile version (ConfigureAgents)
 	// (POST /api/orgboard/agent-profiles/{key}/unpublish)
 	UnpublishAgentProfile(ctx echo.Context, key string) error
 	// ListProductProfiles Shared product profiles plus the organization's own, by key and per key in resolution order
