@@ -20,8 +20,8 @@
 //	FAULT_SEED=42 FAULT_OPS=2000 go run ./e2e/cmd/faultrun
 //
 // FAULT_CONCURRENCY (16) is how many requests run at once; FAULTS=off runs the load without
-// faults; FAULT_SETTLE (5m) bounds the wait for the platform to settle. Logs and data stay in
-// .state/faults for inspection.
+// faults; FAULT_SETTLE (5m) bounds the wait for the platform to settle. Logs and the NATS data
+// stay in .state/faults for inspection; the private Postgres lives in a temporary directory.
 package main
 
 import (
@@ -142,7 +142,14 @@ func run(ctx context.Context) (int, error) {
 		return 2, err
 	}
 	phase(start, "private postgres on 127.0.0.1:%d, three-node nats cluster on %d, %d, %d", ports[0], ports[1], ports[4], ports[7])
-	pg, err := newPostgres(ctx, filepath.Join(state, "pg"), logs, ports[0])
+	// The data directory is outside the work tree: the server runs as the postgres user, who
+	// cannot reach a clone under a private directory (/root, a mktemp -d); scripts/infra.sh does the same.
+	pgDir, err := os.MkdirTemp("/var/tmp", "motionstudio-faults-pg-")
+	if err != nil {
+		return 2, err
+	}
+	defer os.RemoveAll(pgDir)
+	pg, err := newPostgres(ctx, pgDir, logs, ports[0])
 	if err != nil {
 		return 2, err
 	}
