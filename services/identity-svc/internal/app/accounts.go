@@ -56,7 +56,7 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 	checker := domaincheck.New(domaincheck.Options{
 		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
 	})
-	tenants := tenant.NewService(store.NewTenants(a.db, writer), checker, tenant.Options{
+	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
 		Now: now, NewID: newID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
 	})
 	keys := apikey.NewService(store.NewAPIKeys(a.db, writer),
@@ -77,7 +77,7 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, now, newID), a.log, newID, now)
 	p := &accountParts{
 		handler: accountapi.NewHandler(accountapi.Deps{
-			Users:    account.NewUsers(store.NewUsers(a.db, writer), sessions, now),
+			Users:    account.NewUsers(store.NewUsers(a.db, writer, a.heldAccounts), sessions, now),
 			Tenants:  tenants,
 			APIKeys:  keys,
 			Webhooks: hooks,

@@ -45,7 +45,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		return err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	accounts := account.NewService(store.NewUsers(db, writer), store.NewTenants(db, writer),
+	accounts := account.NewService(store.NewUsers(db, writer, nil), store.NewTenants(db, writer, nil),
 		password.NewHasher(password.Default), now, newID)
 	enc := json.NewEncoder(out)
 	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
@@ -60,7 +60,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w\n%s", err, adminUsage)
 		}
-		tenants := tenant.NewService(store.NewTenants(db, writer), nil, tenant.Options{Now: now, NewID: newID})
+		tenants := tenant.NewService(store.NewTenants(db, writer, nil), nil, tenant.Options{Now: now, NewID: newID})
 		t, err := tenants.Create(ctx, actor.Actor{PlatformAdmin: true}, tenant.New{Slug: *slug, Name: *name, ContactEmail: *email, Kind: *kind})
 		if err != nil {
 			return err

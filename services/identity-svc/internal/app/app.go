@@ -23,11 +23,13 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/pkg/redisx"
 	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/cache"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
@@ -54,6 +56,10 @@ type App struct {
 	accounts *accountParts
 	// billing are the plan, payment, discount, quest and gift parts (billing.go).
 	billing *billingParts
+	// heldAccounts are the users refreshes read, kept in memory while its listener listens;
+	// every store that writes users or tenants tells it.
+	heldAccounts *cache.Accounts
+	listener     *pglisten.Listener
 	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
 	stopTracing func(context.Context) error
 }
@@ -114,6 +120,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	writer := outbox.NewWriter(events.SourceIdentity)
 	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
+	a.heldAccounts = cache.NewAccounts(cfg.Auth.RefreshCacheUsers)
 	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
 	if err != nil {
 		return nil, err
@@ -136,6 +143,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	}
 	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
 	if err != nil {
+		return nil, err
+	}
+	if a.listener, err = cache.NewListener(a.heldAccounts, cfg.DB.DSN, log, a.server.Registry); err != nil {
 		return nil, err
 	}
 	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
@@ -176,6 +186,7 @@ func (a *App) Run(ctx context.Context) error {
 		g, ctx := errgroup.WithContext(ctx)
 		g.Go(func() error { return a.server.Run(ctx) })
 		g.Go(func() error { return a.auth.RunResets(ctx) })
+		g.Go(func() error { return a.listener.Run(ctx) })
 		for _, w := range a.accounts.workers {
 			g.Go(func() error { return w(ctx) })
 		}

@@ -43,7 +43,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		return nil, nil, err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	users := store.NewUsers(a.db, writer)
+	users := store.NewUsers(a.db, writer, a.heldAccounts)
 	authStore := store.NewAuth(a.db, users)
 	// A revoked session is remembered as long as any of its access tokens can live, here and
 	// (through identity.session.revoked.v1) in the services that verify them.
@@ -51,8 +51,8 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
 		store.NewSessionEvents(a.db, writer, revokedFor))
 	svc, err := auth.NewService(auth.Deps{
-		Users:    users,
-		Tenants:  store.NewTenants(a.db, writer),
+		Users:    a.heldAccounts.Users(users),
+		Tenants:  store.NewTenants(a.db, writer, a.heldAccounts),
 		Sessions: sessions,
 		Hasher:   password.NewHasher(password.Default),
 		Tokens:   issuer,

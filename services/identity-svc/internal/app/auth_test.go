@@ -336,6 +336,16 @@ var _ = Describe("refresh tokens", func() {
 		Expect(list["sessions"]).To(HaveLen(1), "rotation keeps one session")
 	})
 
+	It("answers the user as a write just left it, though the refresh before held it in memory", func() {
+		status, body := refresh(tok.Refresh)
+		Expect(status).To(Equal(http.StatusOK))
+		status, _ = c.do("PATCH", "/v1/users/me", tok.Access, map[string]any{"full_name": "Renamed Right Before"})
+		Expect(status).To(Equal(http.StatusOK))
+		status, body = refresh(body["refresh_token"].(string))
+		Expect(status).To(Equal(http.StatusOK))
+		Expect(body["user"]).To(HaveKeyWithValue("full_name", "Renamed Right Before"))
+	})
+
 	It("revokes the whole session when a rotated token is used again (grace is 0 in this suite)", func() {
 		_, body := refresh(tok.Refresh)
 		next, access := body["refresh_token"].(string), body["access_token"].(string)

@@ -41,11 +41,11 @@ func newBillingParts(a *App, cfg config.Config, writer *outbox.Writer) *billingP
 			APIURL: bcfg.WebhookAPIURL, APIKey: bcfg.WebhookAPIKey, Secret: bcfg.WebhookSecret, ReturnURL: bcfg.ReturnURL,
 		})
 	}
-	svc := billing.NewService(store.NewBilling(a.db, writer), billing.Options{
+	svc := billing.NewService(store.NewBilling(a.db, writer, a.heldAccounts), billing.Options{
 		Gateways: gateways, CallbackURL: bcfg.CallbackBaseURL + "/redirect", ReturnURL: bcfg.ReturnURL,
 		BalanceCurrency: cfg.BalanceCurrency, Now: now, NewID: newID,
 	})
-	quests := quest.NewService(store.NewQuests(a.db, writer), now, newID)
+	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), now, newID)
 	return &billingParts{
 		handler: billingapi.NewHandler(svc, quests),
 		workers: []func(ctx context.Context) error{func(ctx context.Context) error { return consumeQuestSteps(ctx, a, writer) }},
@@ -81,7 +81,7 @@ func consumeQuestSteps(ctx context.Context, a *App, writer *outbox.Writer) error
 		}
 		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
 		_, err = outbox.Once(ctx, a.db, events.DurableQuestProgress, m.ID, func(tx *gorm.DB) error {
-			return quest.NewService(store.NewQuests(tx, writer), now, newID).Record(ctx, step)
+			return quest.NewService(store.NewQuests(tx, writer, a.heldAccounts), now, newID).Record(ctx, step)
 		})
 		return err
 	})

@@ -11,6 +11,10 @@ type Auth struct {
 	// was rotated to (a retry that lost its answer, or a concurrent tab). Any other reuse
 	// revokes the session.
 	RefreshReuseGrace time.Duration `env:"REFRESH_REUSE_GRACE" default:"10s"`
+	// RefreshCacheUsers bounds how many users (with their tenants) each process keeps in memory
+	// for refreshes (internal/cache, some 2 KB each); a change on any replica drops them
+	// everywhere (LISTEN/NOTIFY). Zero reads every refresh's user from the database.
+	RefreshCacheUsers int `env:"REFRESH_CACHE_USERS" default:"20000"`
 
 	// LoginPerAccount limits login attempts on one account from one client address per minute
 	// (and password changes and MFA codes per account).

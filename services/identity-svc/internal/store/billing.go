@@ -21,12 +21,16 @@ import (
 
 // Billing implements billing.Store.
 type Billing struct {
-	db     *gorm.DB
-	outbox *outbox.Writer
+	db      *gorm.DB
+	outbox  *outbox.Writer
+	changes AccountChanges
 }
 
-// NewBilling returns a Billing store writing its events through w.
-func NewBilling(db *gorm.DB, w *outbox.Writer) *Billing { return &Billing{db: db, outbox: w} }
+// NewBilling returns a Billing store writing its events through w and telling changes (nil: no
+// one) of the users whose balance a payment or refund changes.
+func NewBilling(db *gorm.DB, w *outbox.Writer, changes AccountChanges) *Billing {
+	return &Billing{db: db, outbox: w, changes: heard(changes)}
+}
 
 // jsonObject is a free-form object kept in a jsonb column.
 type jsonObject map[string]any
@@ -318,6 +322,7 @@ func (s *Billing) SetAuthority(ctx context.Context, paymentID, authority string)
 // (apperr Conflict insufficient_balance otherwise), inserts the confirmed payment and activates
 // up, with the payment.confirmed and plan.activated events, in one transaction.
 func (s *Billing) PayFromBalance(ctx context.Context, p *billing.Payment, up *billing.UserPlan) error {
+	defer s.changes.UserChanged(p.UserID)
 	return pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
 		if err := changeBalance(tx, p.UserID, -p.AmountMinor); err != nil {
 			return err
@@ -463,12 +468,14 @@ func (s *Billing) Fail(ctx context.Context, paymentID, reason string, at time.Ti
 // no plan to extend.
 func (s *Billing) Refund(ctx context.Context, paymentID string, decide func(p *billing.Payment) (*billing.Refund, error)) (*billing.Refund, error) {
 	var r *billing.Refund
+	var userID string
 	err := pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
 		var m paymentModel
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", paymentID).Take(&m).Error; err != nil {
 			return pgdb.Translate(err, "payment")
 		}
 		p := m.toDomain()
+		userID = p.UserID
 		var err error
 		if r, err = decide(p); err != nil {
 			return err
@@ -495,6 +502,9 @@ func (s *Billing) Refund(ctx context.Context, paymentID string, decide func(p *b
 		})
 		return err
 	})
+	if userID != "" {
+		s.changes.UserChanged(userID)
+	}
 	return r, err
 }
 

@@ -18,12 +18,16 @@ import (
 
 // Quests implements quest.Store. Built over a transaction (outbox.Once's), its writes join it.
 type Quests struct {
-	db     *gorm.DB
-	outbox *outbox.Writer
+	db      *gorm.DB
+	outbox  *outbox.Writer
+	changes AccountChanges
 }
 
-// NewQuests returns a Quests store writing its events through w.
-func NewQuests(db *gorm.DB, w *outbox.Writer) *Quests { return &Quests{db: db, outbox: w} }
+// NewQuests returns a Quests store writing its events through w and telling changes (nil: no
+// one) of the users whose balance or daily renders a prize changes.
+func NewQuests(db *gorm.DB, w *outbox.Writer, changes AccountChanges) *Quests {
+	return &Quests{db: db, outbox: w, changes: heard(changes)}
+}
 
 type questModel struct {
 	ID          string `gorm:"primaryKey"`
@@ -169,6 +173,7 @@ func (s *Quests) Advance(ctx context.Context, q *quest.Quest, userID, period str
 // error.
 func (s *Quests) Claim(ctx context.Context, tenantID, userID, questID string, period func(q *quest.Quest) string,
 	decide func(q *quest.Quest) error, c *quest.Claimed) error {
+	defer s.changes.UserChanged(userID)
 	return pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
 		var m questModel
 		if err := tx.Where("id = ? AND tenant_id = ?", questID, tenantID).Take(&m).Error; err != nil {
@@ -225,6 +230,7 @@ func (s *Quests) EarnedGifts(ctx context.Context, userID string, now time.Time) 
 // no_plan when render seconds find no current plan.
 func (s *Quests) UseGift(ctx context.Context, userID, earnedGiftID string, decide func(g *quest.EarnedGift) error, at time.Time) (*quest.EarnedGift, error) {
 	var g quest.EarnedGift
+	defer s.changes.UserChanged(userID)
 	err := pgdb.InTx(ctx, s.db.WithContext(ctx), func(tx *gorm.DB) error {
 		var rows []earnedGiftRow
 		if err := tx.Raw(earnedGiftSelect+"WHERE e.id = ? AND e.user_id = ? FOR UPDATE OF e", earnedGiftID, userID).Scan(&rows).Error; err != nil {

@@ -22,12 +22,16 @@ import (
 
 // Tenants implements tenant.Store.
 type Tenants struct {
-	db     *gorm.DB
-	outbox *outbox.Writer
+	db      *gorm.DB
+	outbox  *outbox.Writer
+	changes AccountChanges
 }
 
-// NewTenants returns a Tenants store writing its events through w.
-func NewTenants(db *gorm.DB, w *outbox.Writer) *Tenants { return &Tenants{db: db, outbox: w} }
+// NewTenants returns a Tenants store writing its events through w and telling changes (nil: no
+// one) of the tenants it updates.
+func NewTenants(db *gorm.DB, w *outbox.Writer, changes AccountChanges) *Tenants {
+	return &Tenants{db: db, outbox: w, changes: heard(changes)}
+}
 
 // jsonList is a string list kept in a jsonb column.
 type jsonList []string
@@ -193,6 +197,7 @@ func (s *Tenants) Update(ctx context.Context, id string, fn func(*tenant.Tenant)
 		}
 		return s.tenantUpdated(ctx, tx, t, change)
 	})
+	s.changes.TenantChanged(id)
 	return out, err
 }
 
@@ -333,6 +338,7 @@ func (s *Tenants) MarkChecked(ctx context.Context, id string, at time.Time) erro
 // identity.tenant.domain_verified.v1 in one transaction; apperr Conflict when another tenant
 // holds the domain.
 func (s *Tenants) MarkVerified(ctx context.Context, c *tenant.Challenge, at time.Time) error {
+	defer s.changes.TenantChanged(c.TenantID)
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE tenant_domain_verifications SET status = ?, verified_at = ?, last_checked_at = ?
 			WHERE id = ? AND status = ?`, tenant.ChallengeVerified, at, at, c.ID, tenant.ChallengePending)

@@ -25,16 +25,20 @@ import (
 // Users is the repository of the users table (account.Store, account.UserStore and the user
 // side of auth): userModel is the table's only gorm model.
 type Users struct {
-	db     *gorm.DB
-	outbox *outbox.Writer
+	db      *gorm.DB
+	outbox  *outbox.Writer
+	changes AccountChanges
 
 	joinOnce  sync.Once
 	joinQuery *userTenantJoin
 	joinErr   error
 }
 
-// NewUsers returns a Users store writing its events through w.
-func NewUsers(db *gorm.DB, w *outbox.Writer) *Users { return &Users{db: db, outbox: w} }
+// NewUsers returns a Users store writing its events through w and telling changes (nil: no one)
+// of the users it updates.
+func NewUsers(db *gorm.DB, w *outbox.Writer, changes AccountChanges) *Users {
+	return &Users{db: db, outbox: w, changes: heard(changes)}
+}
 
 // userModel is the users table's gorm model.
 type userModel struct {
@@ -272,6 +276,7 @@ func (s *Users) Update(ctx context.Context, userID string, fn func(*account.User
 		out, err = updateUser(tx, userID, fn)
 		return err
 	})
+	s.changes.UserChanged(userID)
 	return out, err
 }
 
@@ -281,6 +286,7 @@ func (s *Users) Update(ctx context.Context, userID string, fn func(*account.User
 func (s *Users) Touch(ctx context.Context, userID string, at time.Time) (*account.User, error) {
 	var m userModel
 	res := s.db.WithContext(ctx).Raw("UPDATE users SET last_active_date = ?, updated_at = now() WHERE id = ? RETURNING *", at, userID).Scan(&m)
+	s.changes.UserChanged(userID)
 	if res.Error != nil {
 		return nil, pgdb.Translate(res.Error, "user")
 	}
@@ -364,6 +370,7 @@ func (s *Users) AvatarURL(ctx context.Context, avatarID string) (string, error) 
 // BanUser records the ban on the user and writes identity.user.banned.v1 in one transaction;
 // apperr NotFound when the user vanished.
 func (s *Users) BanUser(ctx context.Context, u *account.User, ban account.Ban) error {
+	defer s.changes.UserChanged(u.ID)
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
 		res := tx.Exec(`UPDATE users SET banned_at = ?, banned_until = ?, ban_reason = ?, updated_at = now()
 			WHERE id = ? AND tenant_id = ?`, ban.At, ban.Until, ban.Reason, u.ID, u.TenantID)

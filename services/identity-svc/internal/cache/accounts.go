@@ -1,0 +1,168 @@
+// Package cache keeps the refresh path's reads of users and their tenants in memory while
+// they are exact.
+package cache
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/motionstudio/platform/pkg/pglisten"
+	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+)
+
+// Channel is the notification channel of migration 00052's triggers: "user:<id>" for an
+// updated or deleted user, "tenant:<id>" for a tenant, "" for a truncation.
+const Channel = "identity_accounts"
+
+// ApplicationName names the listening connection in pg_stat_activity.
+const ApplicationName = "identity-svc listener"
+
+// DefaultMaxUsers bounds how many users an Accounts keeps by default (some 2 KB each).
+const DefaultMaxUsers = 20000
+
+// Accounts holds the users that refreshes read, with their tenants, while nothing can have
+// changed them since: this process's own writes tell it at once (it is their
+// store.AccountChanges), other processes' reach it through the database's notifications, and
+// nothing is kept while the listener does not listen. Safe for concurrent use.
+type Accounts struct {
+	mu  sync.Mutex
+	gen pglisten.Generation
+	max int
+	// users holds what UserWithTenant read, by user id.
+	users map[string]account
+}
+
+type account struct {
+	user   auth.User
+	tenant auth.Tenant
+}
+
+// NewAccounts returns Accounts keeping at most maxUsers users; 0 keeps none. It keeps nothing
+// until SetLive(true).
+func NewAccounts(maxUsers int) *Accounts {
+	return &Accounts{max: maxUsers, users: make(map[string]account)}
+}
+
+// Users returns users whose UserWithTenant answers through a; everything else passes through.
+func (a *Accounts) Users(users auth.Users) auth.Users { return cachedUsers{Users: users, held: a} }
+
+type cachedUsers struct {
+	auth.Users
+	held *Accounts
+}
+
+func (c cachedUsers) UserWithTenant(ctx context.Context, tenantID, userID string) (*auth.User, *auth.Tenant, error) {
+	return c.held.userWithTenant(ctx, c.Users, tenantID, userID)
+}
+
+// NewListener returns a listener that keeps a live while it listens on Channel over its own
+// connection to the database at dsn (which must not go through a transaction-pooling proxy)
+// and registers its identity_accounts_cache_listening gauge and a's
+// identity_accounts_cache_users gauge on reg.
+func NewListener(a *Accounts, dsn string, log *slog.Logger, reg prometheus.Registerer) (*pglisten.Listener, error) {
+	held := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "identity_accounts_cache_users",
+		Help: "Users (with their tenants) the refresh path holds in memory.",
+	}, func() float64 { return float64(a.Len()) })
+	if err := reg.Register(held); err != nil {
+		return nil, fmt.Errorf("cache: register identity_accounts_cache_users: %w", err)
+	}
+	return pglisten.New(pglisten.Options{
+		DSN: dsn, Channel: Channel, ApplicationName: ApplicationName,
+		Gauge: prometheus.GaugeOpts{
+			Name: "identity_accounts_cache_listening",
+			Help: "1 while the process listens for user and tenant changes (and so keeps users read by refreshes in memory), else 0.",
+		},
+		Notify: a.notified,
+		Live:   a.SetLive,
+	}, log, reg)
+}
+
+// userWithTenant answers the user and its tenant from memory when they are held, else reads
+// them through users and keeps them when nothing changed during the read. The answers are the
+// caller's own copies of the structs; what their pointer fields point to is shared and must not
+// be written.
+func (a *Accounts) userWithTenant(ctx context.Context, users auth.Users, tenantID, userID string) (*auth.User, *auth.Tenant, error) {
+	a.mu.Lock()
+	held, ok := a.users[userID]
+	t := a.gen.Ticket()
+	a.mu.Unlock()
+	if ok && held.user.TenantID == tenantID {
+		u, tn := held.user, held.tenant
+		return &u, &tn, nil
+	}
+	u, tn, err := users.UserWithTenant(ctx, tenantID, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.gen.Keeps(t) && a.max > 0 {
+		if len(a.users) >= a.max {
+			for id := range a.users {
+				delete(a.users, id)
+				break
+			}
+		}
+		a.users[userID] = account{user: *u, tenant: *tn}
+	}
+	return u, tn, nil
+}
+
+// UserChanged drops the user: it was updated or deleted.
+func (a *Accounts) UserChanged(userID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	delete(a.users, userID)
+	// A read under way began before the change: what it gets is not kept.
+	a.gen.Advance()
+}
+
+// TenantChanged drops the tenant's users: it was updated or deleted.
+func (a *Accounts) TenantChanged(tenantID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, held := range a.users {
+		if held.tenant.ID == tenantID {
+			delete(a.users, id)
+		}
+	}
+	a.gen.Advance()
+}
+
+// SetLive drops every user and says whether users may be kept from now on: true once the
+// listener listens, false as soon as it lost its connection.
+func (a *Accounts) SetLive(live bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.users)
+	a.gen.SetLive(live)
+}
+
+// notified applies one notification of Channel.
+func (a *Accounts) notified(payload string) {
+	if id, ok := strings.CutPrefix(payload, "user:"); ok {
+		a.UserChanged(id)
+		return
+	}
+	if id, ok := strings.CutPrefix(payload, "tenant:"); ok {
+		a.TenantChanged(id)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.users)
+	a.gen.Advance()
+}
+
+// Len is how many users are held.
+func (a *Accounts) Len() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.users)
+}
