@@ -1,7 +1,7 @@
 // Command benchidentity measures identity-svc's hot paths with vegeta (used as a library so
 // that single-use refresh tokens can be fed back into the attack): API-key validation over
 // 10,000 keys (one made through the API, the rest written straight into the bench database),
-// token refresh, and login offered at twice the machine's argon2id limit (cores / one hash's
+// token refresh of one session each of 2×workers users, and login offered at twice the machine's argon2id limit (cores / one hash's
 // time), which the service must serve near that limit and refuse the excess of fast. Each line
 // shows its share of the ceiling (-ceiling, req/s of the trivial handler in the same run).
 // scripts/bench-identity.sh starts the service and passes the credentials.
@@ -105,9 +105,15 @@ func run(o options) error {
 	fmt.Printf("%-26s %9.1f logins/s  %5.1f%% of the argon2id limit   refused fast: %d (503 with Retry-After)\n",
 		"login served", served, 100*served/limit, m.StatusCodes["503"])
 
+	// One session for each of 2×workers users, so that refreshes read as many users.
+	emails, err := copyUser(o, int(2*o.workers)) // #nosec G115 -- a flag of a few hundred
+	if err != nil {
+		return err
+	}
 	pool := make(chan string, 4*o.workers)
-	for range 2 * o.workers {
-		tok, err := loginOnce(o, login)
+	for _, email := range emails {
+		body, _ := json.Marshal(map[string]string{"tenant_slug": o.tenantSlug, "email": email, "password": o.password})
+		tok, err := loginOnce(o, body)
 		if err != nil {
 			return err
 		}
@@ -247,6 +253,33 @@ func createKeys(o options) ([]string, error) {
 		return nil, fmt.Errorf("insert api keys: %w", err)
 	}
 	return secrets, nil
+}
+
+// copyUser writes n copies of the login user (same tenant and password hash, emails
+// "r<i>-<email>") straight into the database and answers their emails.
+func copyUser(o options, n int) ([]string, error) {
+	if o.dsn == "" {
+		return nil, errors.New("-dsn is required for the refresh users")
+	}
+	ctx := context.Background()
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: o.dsn, MaxOpenConns: 1, MaxIdleConns: 1})
+	if err != nil {
+		return nil, err
+	}
+	defer pgdb.Close(db)
+	var emails []string
+	err = db.WithContext(ctx).Raw(`INSERT INTO users (id, tenant_id, email, email_verified, full_name, register_mode, password_hash)
+		SELECT gen_random_uuid(), u.tenant_id, 'r' || g || '-' || u.email, u.email_verified, u.full_name, u.register_mode, u.password_hash
+		FROM users u CROSS JOIN generate_series(1, ?) AS g
+		WHERE u.tenant_id = ? AND u.email = ?
+		RETURNING email`, n, o.tenantID, o.email).Scan(&emails).Error
+	if err != nil {
+		return nil, fmt.Errorf("copy the login user: %w", err)
+	}
+	if len(emails) != n {
+		return nil, fmt.Errorf("copy the login user: %d copies, want %d", len(emails), n)
+	}
+	return emails, nil
 }
 
 // pgArray writes values without quotes or backslashes as a Postgres array literal (gorm would
