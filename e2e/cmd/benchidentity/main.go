@@ -29,6 +29,7 @@ import (
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 	"golang.org/x/crypto/argon2"
+	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/pgdb"
 )
@@ -230,25 +231,18 @@ func createKeys(o options) ([]string, error) {
 	if o.keys <= 1 {
 		return secrets, nil
 	}
-	if o.dsn == "" {
-		return nil, errors.New("-dsn is required for more than one key")
-	}
 	var prefixes, last4s, hashes []string
 	for range o.keys - 1 {
 		s := "ms_live_" + base62(38)
 		secrets = append(secrets, s)
 		prefixes, last4s, hashes = append(prefixes, prefixOf(s)), append(last4s, s[len(s)-4:]), append(hashes, hashOf(s))
 	}
-	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{DSN: o.dsn, MaxOpenConns: 1, MaxIdleConns: 1})
-	if err != nil {
-		return nil, err
-	}
-	defer pgdb.Close(db)
-	err = db.WithContext(ctx).Exec(`INSERT INTO api_keys (id, tenant_id, name, environment, key_prefix, last4, key_hash, scopes, rate_limit_rpm)
+	err := inBenchDB(o, func(db *gorm.DB) error {
+		return db.Exec(`INSERT INTO api_keys (id, tenant_id, name, environment, key_prefix, last4, key_hash, scopes, rate_limit_rpm)
 		SELECT gen_random_uuid(), ?, 'bench ' || k.n, 'Live', k.prefix, k.last4, k.hash, '["templates:read"]', 100000
 		FROM unnest(?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS k (prefix, last4, hash, n)`,
-		o.tenantID, pgArray(prefixes), pgArray(last4s), pgArray(hashes)).Error
+			o.tenantID, pgArray(prefixes), pgArray(last4s), pgArray(hashes)).Error
+	})
 	if err != nil {
 		return nil, fmt.Errorf("insert api keys: %w", err)
 	}
@@ -258,21 +252,14 @@ func createKeys(o options) ([]string, error) {
 // copyUser writes n copies of the login user (same tenant and password hash, emails
 // "r<i>-<email>") straight into the database and answers their emails.
 func copyUser(o options, n int) ([]string, error) {
-	if o.dsn == "" {
-		return nil, errors.New("-dsn is required for the refresh users")
-	}
-	ctx := context.Background()
-	db, err := pgdb.Open(ctx, pgdb.Config{DSN: o.dsn, MaxOpenConns: 1, MaxIdleConns: 1})
-	if err != nil {
-		return nil, err
-	}
-	defer pgdb.Close(db)
 	var emails []string
-	err = db.WithContext(ctx).Raw(`INSERT INTO users (id, tenant_id, email, email_verified, full_name, register_mode, password_hash)
+	err := inBenchDB(o, func(db *gorm.DB) error {
+		return db.Raw(`INSERT INTO users (id, tenant_id, email, email_verified, full_name, register_mode, password_hash)
 		SELECT gen_random_uuid(), u.tenant_id, 'r' || g || '-' || u.email, u.email_verified, u.full_name, u.register_mode, u.password_hash
 		FROM users u CROSS JOIN generate_series(1, ?) AS g
 		WHERE u.tenant_id = ? AND u.email = ?
 		RETURNING email`, n, o.tenantID, o.email).Scan(&emails).Error
+	})
 	if err != nil {
 		return nil, fmt.Errorf("copy the login user: %w", err)
 	}
@@ -280,6 +267,20 @@ func copyUser(o options, n int) ([]string, error) {
 		return nil, fmt.Errorf("copy the login user: %d copies, want %d", len(emails), n)
 	}
 	return emails, nil
+}
+
+// inBenchDB runs fn over a connection to the service's bench database (-dsn).
+func inBenchDB(o options, fn func(db *gorm.DB) error) error {
+	if o.dsn == "" {
+		return errors.New("-dsn is required for the extra API keys and the refresh users")
+	}
+	ctx := context.Background()
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: o.dsn, MaxOpenConns: 1, MaxIdleConns: 1})
+	if err != nil {
+		return err
+	}
+	defer pgdb.Close(db)
+	return fn(db.WithContext(ctx))
 }
 
 // pgArray writes values without quotes or backslashes as a Postgres array literal (gorm would
