@@ -46,7 +46,8 @@ export ACCESS_TOKEN_TTL=1h
 if (exec 3<>"/dev/tcp/${ADDR%:*}/${ADDR##*:}") 2>/dev/null; then
 	die "$ADDR is already in use (a stale process?); stop it first"
 fi
-"$OUT/identity-svc" serve >"$OUT/identity-svc.log" 2>&1 &
+# As scripts/bench.sh runs every service: with the Helm chart's soft memory limit.
+GOMEMLIMIT="${BENCH_GOMEMLIMIT:-200MiB}" "$OUT/identity-svc" serve >"$OUT/identity-svc.log" 2>&1 &
 pid=$!
 # shellcheck disable=SC2329 # invoked by the trap
 cleanup() {

@@ -41,11 +41,15 @@
 #   BENCH_RATE          requests per second; 0 means as fast as BENCH_WORKERS allow (default 0)
 #   BENCH_WORKERS       concurrent workers when BENCH_RATE is 0 (default 64)
 #   BENCH_CONTAINERS    templates to seed (default 100000; make bench-1m seeds 1,000,000)
+#   BENCH_SEEDED_DB     a database an earlier content run seeded (createdb -T content_bench
+#                       content_1m after one): the bench database is copied from it instead of
+#                       seeded again (a 1,000,000-template seed takes some 15 minutes)
 #   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB; 0 skips it)
 #   BENCH_TASKS         tasks on the benchmarked board (default 5000)
 #   BENCH_RUNS          agent runs queued through the worker (default 200)
 #   BENCH_MEMORY_ENTRIES  team memory entries searched (default 10000)
 #   BENCH_LATENCY_RATE  requests per second of the steady latency lines (default 200)
+#   BENCH_GOMEMLIMIT    the services' soft memory limit (default 200MiB; see below)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
@@ -57,6 +61,10 @@ DURATION="${BENCH_DURATION:-10s}"
 RATE="${BENCH_RATE:-0}"
 WORKERS="${BENCH_WORKERS:-64}"
 CEILING_ADDR="127.0.0.1:18090"
+# SERVICE_ENV runs a service as the Helm chart does, with a soft memory limit (GOMEMLIMIT, there
+# the pod's limit): 200 MiB leaves the bench's 256 MiB budget for each service's RSS room for
+# what the Go runtime does not count (the binary's own pages).
+SERVICE_ENV=(env "GOMEMLIMIT=${BENCH_GOMEMLIMIT:-200MiB}")
 # CEILING is the trivial handler's throughput in this run (req/s); every line is read against it.
 CEILING=0
 # Extra vegeta attack flags, such as the Authorization header of the content attacks.
@@ -174,8 +182,12 @@ bench_content() {
 		go build -o "$OUT/benchcontent" ./e2e/cmd/benchcontent)
 	"$OUT/benchcontent" purge -bucket "$bucket"
 	cleanups+=("'$OUT/benchcontent' purge -bucket '$bucket'; rm -f '$OUT/upload.aep'")
+	local from="" seeded=()
+	if [[ -n "${BENCH_SEEDED_DB:-}" ]]; then
+		from="TEMPLATE ${BENCH_SEEDED_DB}" seeded=(-seeded)
+	fi
 	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
-		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db $from"
 
 	start jwks "$jwks" "http://$jwks/.well-known/jwks.json" "$OUT/benchcontent" token -addr "$jwks" -out "$OUT/token"
 	local token
@@ -185,20 +197,22 @@ bench_content() {
 	export HTTP_ADDR="$addr" DATABASE_URL="$dsn" NATS_SUBJECT_PREFIX="bench_content" \
 		S3_BUCKET="$bucket" JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn HTTP_PPROF_ADDR="$PPROF"
 	"$OUT/content-svc" migrate >"$OUT/content-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/content-migrate.log")"
-	log "seeding $containers templates"
+	log "seeding $containers templates${from:+ (copied from $BENCH_SEEDED_DB)}"
 	local seed_vars
-	seed_vars="$("$OUT/benchcontent" seed -dsn "$dsn" -containers "$containers")"
+	seed_vars="$("$OUT/benchcontent" seed -dsn "$dsn" -containers "$containers" "${seeded[@]}")"
 	eval "$seed_vars"
-	start content-svc "$addr" "http://$addr/readyz" "$OUT/content-svc" serve
+	start content-svc "$addr" "http://$addr/readyz" "${SERVICE_ENV[@]}" "$OUT/content-svc" serve
 	local content_pid="$STARTED"
 	# The attacks measure the steady state: a catalog within the index's bound is listed from
-	# memory once each process has read it (some 1 s at 100k templates); until then from Postgres.
-	if ((containers <= ${CATALOG_INDEX_MAX_TEMPLATES:-200000})); then
-		local deadline=$((SECONDS + 120))
+	# memory once each process has read it (some 1 s at 100k templates, 20 s at 1M); until then
+	# from Postgres.
+	if ((containers <= ${CATALOG_INDEX_MAX_TEMPLATES:-2000000})); then
+		local deadline=$((SECONDS + 300)) started=$SECONDS
 		until curl -fs "http://$addr/metrics" | grep -Eq '^content_catalog_index_templates [1-9]'; do
-			((SECONDS < deadline)) || die "content-svc kept no catalog index within 120s"
+			((SECONDS < deadline)) || die "content-svc kept no catalog index within 300s"
 			sleep 0.2
 		done
+		printf '%-40s %s s\n' "content-svc catalog index read in" "$((SECONDS - started))"
 	fi
 
 	ATTACK_FLAGS=(-header "Authorization: Bearer $token")
@@ -250,8 +264,12 @@ bench_agentteam() {
 	(cd "$REPO" && go build -o "$OUT/agentteam-svc" ./services/agentteam-svc/cmd/agentteam-svc &&
 		go build -o "$OUT/benchagentteam" ./e2e/cmd/benchagentteam &&
 		go build -o "$OUT/skillbench" ./services/agentteam-svc/cmd/skillbench)
+	local from="" seeded=()
+	if [[ -n "${BENCH_SEEDED_DB:-}" ]]; then
+		from="TEMPLATE ${BENCH_SEEDED_DB}" seeded=(-seeded)
+	fi
 	psql -qX -h 127.0.0.1 -U postgres -d postgres -v ON_ERROR_STOP=1 \
-		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+		-c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db $from"
 
 	# Its own profile address: the content block's service may still be listening on its own.
 	PPROF="127.0.0.1:18194"
@@ -268,7 +286,7 @@ bench_agentteam() {
 	psql -qX -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM ANALYZE library_items"
 	start agentteam-jwks "$jwks" "http://$jwks/.well-known/jwks.json" \
 		"$OUT/benchagentteam" token -addr "$jwks" -out "$OUT/agentteam.token" -subject "$BOARD_MEMBER_ID"
-	start agentteam-svc "$addr" "http://$addr/readyz" "$OUT/agentteam-svc" serve
+	start agentteam-svc "$addr" "http://$addr/readyz" "${SERVICE_ENV[@]}" "$OUT/agentteam-svc" serve
 
 	echo
 	echo "agentteam-svc (vegeta; its own database and NATS prefix; a board of $tasks tasks seeded in ${SEED_SECONDS}s)"

@@ -114,6 +114,22 @@ func plans(ctx context.Context, args []string) error {
 			fmt.Println(summarize(pc.name+" "+q.kind, plan))
 		}
 	}
+	// The one query of a listing answered by content-svc's index: the cards it does not keep
+	// (store.Catalog.TemplateCards), here a page of the least used templates.
+	var ids []string
+	if err := db.WithContext(ctx).Raw(`SELECT c.id::text FROM containers c WHERE ` + planLive +
+		` ORDER BY c.use_count, c.id LIMIT 20`).Scan(&ids).Error; err != nil {
+		return fmt.Errorf("card ids: %w", err)
+	}
+	byID := `SELECT ` + planColumns + ` FROM containers c WHERE c.id = ANY(?::uuid[]) AND ` + planLive +
+		` ORDER BY array_position(?::uuid[], c.id)`
+	list := "{" + strings.Join(ids, ",") + "}"
+	plan, err := explain(db.WithContext(ctx), byID, []any{list, list})
+	if err != nil {
+		return fmt.Errorf("cards by id: %w", err)
+	}
+	fmt.Fprintf(f, "== index page (cards by id)\n%s\n\n%s\n\n", byID, plan)
+	fmt.Println(summarize("index page cards by id", plan))
 	return f.Close()
 }
 

@@ -78,6 +78,7 @@ func seed(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the migrated bench database")
 	n := fs.Int("containers", 100000, "published containers to seed")
+	seeded := fs.Bool("seeded", false, "the database is a copy of one this command seeded: insert nothing, print what the attacks need")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -89,6 +90,14 @@ func seed(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pgdb.Close(db)
+	if *seeded {
+		var fullProject string
+		if err := db.Raw(`SELECT p.id::text FROM projects p JOIN containers c ON c.id = p.container_id
+			WHERE c.slug = 'bench-full-graph'`).Row().Scan(&fullProject); err != nil {
+			return fmt.Errorf("the full project of a seeded database: %w", err)
+		}
+		return printVars(db, 0, fullProject)
+	}
 	var fullContainer, fullProject string
 	if err := db.Raw(`SELECT gen_random_uuid()::text, gen_random_uuid()::text`).Row().Scan(&fullContainer, &fullProject); err != nil {
 		return fmt.Errorf("ids: %w", err)
@@ -133,6 +142,11 @@ func seed(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "seeded %d containers, %d projects, %d category and tag links, %d scene elements in %s (+ VACUUM ANALYZE %s)\n",
 		counts.Containers, counts.Projects, counts.Links, counts.Elements, inserted.Round(time.Millisecond),
 		(time.Since(start) - inserted).Round(time.Millisecond))
+	return printVars(db, time.Since(start), fullProject)
+}
+
+// printVars prints, as shell assignments, what the attacks need of a seeded database.
+func printVars(db *gorm.DB, took time.Duration, fullProject string) error {
 	var category, tagA, tagB string
 	if err := db.Raw(`SELECT id::text FROM categories WHERE slug = 'bench-category-3'`).Row().Scan(&category); err != nil {
 		return fmt.Errorf("category: %w", err)
@@ -142,6 +156,6 @@ func seed(ctx context.Context, args []string) error {
 		return fmt.Errorf("tags: %w", err)
 	}
 	fmt.Printf("SEED_SECONDS=%.1f\nFULL_PROJECT_ID=%s\nCATEGORY_ID=%s\nTAG_A=%s\nTAG_B=%s\nSEARCH=wedding\n",
-		time.Since(start).Seconds(), fullProject, category, tagA, tagB)
+		took.Seconds(), fullProject, category, tagA, tagB)
 	return nil
 }

@@ -137,7 +137,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	indexer, err := cache.NewIndexer(listings, catalogStore, cache.IndexOptions{
-		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Every: cfg.Catalog.IndexEvery}, log, a.server.Registry)
+		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Cards: cfg.Catalog.IndexCards, Every: cfg.Catalog.IndexEvery}, log, a.server.Registry)
 	if err != nil {
 		return nil, err
 	}

@@ -149,14 +149,20 @@ func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]cat
 		func(cards []catalog.TemplateCard) int { return len(key) + cardsSize(cards) },
 		func() ([]catalog.TemplateCard, error) {
 			if m := c.compile(q); m != nil {
-				defer m.release()
-				cards, total, counted := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
-				if counted {
-					// The index was current when compiled; put keeps the total only if it still is.
-					ck := countKey(q)
-					c.put(m.ix.at, "#"+ck, len(ck)+totalSize, func() { c.totals[ck] = total })
+				entries, total, counted := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
+				m.release()
+				cards, ok, err := m.ix.cards(ctx, entries)
+				if err != nil {
+					return nil, err
 				}
-				return cards, nil
+				if ok {
+					if counted {
+						// The index was current when compiled; put keeps the total only if it still is.
+						ck := countKey(q)
+						c.put(m.ix.at, "#"+ck, len(ck)+totalSize, func() { c.totals[ck] = total })
+					}
+					return cards, nil
+				}
 			}
 			return c.Store.Templates(ctx, q)
 		})

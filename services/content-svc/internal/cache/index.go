@@ -4,44 +4,123 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
+
+	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// index is an immutable snapshot of the catalog's cards and of what its listings test and sort
-// by, read with one query (Listing), so that any page and total is computed in memory without a
-// database round trip. Entries are numbered 0..n-1; per-entry lists are kept flat
-// (an entry's categories are cats[catAt[e]:catAt[e+1]]), as are the postings of each lexeme.
+// index is an immutable snapshot of what the catalog's listings test and sort by, read as one
+// snapshot (Lister.Listing), so that any page and total is computed in memory without a
+// database round trip. Entries are numbered 0..n-1 in the popular order. Each filter value
+// (premium, a mode, an aspect, a category, a tag) is the set of its entries, and each search
+// lexeme its postings, kept as sorted lists or, once dense, as bitmaps, so that a million
+// templates cost a few thousand allocations rather than millions and a count of bitmap filters
+// is a word-wise AND.
 //
-// premium, mode and aspects repeat what the cards say in compact arrays, so that a walk over
-// the whole catalog reads a few bytes an entry rather than each card.
+// It keeps the cards of its first entries (the most used templates); a page showing others
+// reads their cards by id in one query.
 type index struct {
-	at      pglisten.Ticket // the Catalog generation it was read at
-	cards   []catalog.TemplateCard
-	premium []bool
-	mode    []uint32
-	aspects []uint64 // a bit per aspect code
-	catAt   []int32
-	cats    []uint32
-	tagAt   []int32
-	tags    []uint32
-	// orders holds the entries in each of catalog.Sorts.
+	at   pglisten.Ticket // the Catalog generation it was read at
+	src  Lister
+	ids  []uuid.UUID
+	kept []catalog.TemplateCard // the cards of entries 0..len(kept)-1
+	// premium holds the premium entries; the others are the rest. modes, aspects, cats and
+	// tags hold each value's entries (category and tag ids lower-cased).
+	premium                    *entrySet
+	modes, aspects, cats, tags map[string]*entrySet
+	// orders holds the entries in each of catalog.Sorts but the popular one, which is the
+	// entries' own order.
 	orders map[string][]int32
-	// lexemes are sorted; lexeme l's entries and weights are post[postAt[l]:postAt[l+1]].
-	lexemes []string
-	postAt  []int32
-	post    []int32
-	weight  []uint8
+	// ranks holds each entry's place (0 first) in each order of orders.
+	ranks map[string][]int32
+	// Lexeme l is text[textAt[l]:textAt[l+1]], in byte order. Its postings are
+	// post[postAt[l]:postAt[l+1]] (entry<<2 | weight, ascending) or, when that range is empty,
+	// the bitmap dense[l]: a lexeme in more than 3/32 of the entries costs 3 bits an entry
+	// rather than 32 a posting.
+	text   string
+	textAt []int32
+	postAt []int32
+	post   []int32
+	dense  map[int32]*bitmap
 
-	modeCodes, aspectCodes, catCodes, tagCodes map[string]uint32
+	// slots holds one scratch, or nil until it is made, per search that may run at once: a
+	// scratch is 3 bytes an entry, so more searches than cores wait for one rather than
+	// allocate their own.
+	slots chan *scratch
+}
 
-	// spare holds scratches sized for this index that queries returned, for the next ones (a
-	// sync.Pool would drop them at every GC, and a search's scratch is 3 bytes an entry).
-	spare chan *scratch
+// entrySet is the entries having one filter value, added in ascending order: a sorted list
+// while it is sparse, a bitmap once the list would take more room (past 1/32 of the entries).
+type entrySet struct {
+	list []int32
+	bits []uint64
+	n    int
+}
+
+func (s *entrySet) add(e int32, entries int) {
+	s.n++
+	if s.bits == nil {
+		s.list = append(s.list, e)
+		if 32*len(s.list) <= entries {
+			return
+		}
+		s.bits = make([]uint64, (entries+63)/64)
+		for _, x := range s.list {
+			s.bits[x/64] |= 1 << (x % 64)
+		}
+		s.list = nil
+	}
+	for int(e/64) >= len(s.bits) {
+		s.bits = append(s.bits, 0)
+	}
+	s.bits[e/64] |= 1 << (e % 64)
+}
+
+func (s *entrySet) has(e int32) bool {
+	if s.bits != nil {
+		w := int(e / 64)
+		return w < len(s.bits) && s.bits[w]>>(e%64)&1 != 0
+	}
+	_, ok := slices.BinarySearch(s.list, e)
+	return ok
+}
+
+// word answers the bits of entries 64w..64w+63 of a bitmap set.
+func (s *entrySet) word(w int) uint64 {
+	if w < len(s.bits) {
+		return s.bits[w]
+	}
+	return 0
+}
+
+func (s *entrySet) size() int { return 4*cap(s.list) + 8*len(s.bits) + 64 }
+
+// bitmap holds a lexeme's entries as bits and each one's weight as two more.
+type bitmap struct {
+	has, lo, hi []uint64
+}
+
+func newBitmap(n int) *bitmap {
+	w := (n + 63) / 64
+	return &bitmap{has: make([]uint64, w), lo: make([]uint64, w), hi: make([]uint64, w)}
+}
+
+func (b *bitmap) set(e int32, weight uint8) {
+	w, bit := e/64, uint64(1)<<(e%64)
+	b.has[w] |= bit
+	if weight&1 != 0 {
+		b.lo[w] |= bit
+	}
+	if weight&2 != 0 {
+		b.hi[w] |= bit
+	}
 }
 
 // errIndexTooLarge stops a build over a catalog larger than the bound.
@@ -50,132 +129,180 @@ var errIndexTooLarge = errors.New("cache: the catalog has more templates than th
 // maxSearchWordLen is the longest search word the index answers; longer ones go to the database.
 const maxSearchWordLen = 100
 
-// buildIndex reads the catalog of about n templates through listing into an index read at t,
-// failing with errIndexTooLarge past maxTemplates.
-func buildIndex(ctx context.Context, listing func(context.Context, func(catalog.ListingRow) error) error, t pglisten.Ticket, n, maxTemplates int) (*index, error) {
-	ix := &index{at: t, orders: map[string][]int32{}, cards: make([]catalog.TemplateCard, 0, n),
-		premium: make([]bool, 0, n), mode: make([]uint32, 0, n), aspects: make([]uint64, 0, n),
-		catAt: make([]int32, 0, n+1), tagAt: make([]int32, 0, n+1),
-		modeCodes: map[string]uint32{}, aspectCodes: map[string]uint32{}, catCodes: map[string]uint32{}, tagCodes: map[string]uint32{}}
-	var places [4][]int32
-	for i := range places {
-		places[i] = make([]int32, 0, n)
+// buildIndex reads the catalog of about n templates from src into an index read at t, keeping
+// the cards of the first opts.Cards entries, failing with errIndexTooLarge past
+// opts.MaxTemplates.
+func buildIndex(ctx context.Context, src Lister, t pglisten.Ticket, n int, opts IndexOptions) (*index, error) {
+	n = min(n, opts.MaxTemplates)
+	ix := &index{at: t, src: src, orders: map[string][]int32{}, ranks: map[string][]int32{}, ids: make([]uuid.UUID, 0, n),
+		kept: make([]catalog.TemplateCard, 0, min(n, opts.Cards)), premium: &entrySet{},
+		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{}, tags: map[string]*entrySet{},
+		textAt: []int32{0}, postAt: []int32{0}, dense: map[int32]*bitmap{}}
+	b := &builder{ix: ix, n: n, max: opts.MaxTemplates, aspectLists: map[string][]string{}}
+	for _, sort := range catalog.Sorts() {
+		if sort != catalog.SortPopular {
+			ix.orders[sort], ix.ranks[sort] = slices.Repeat([]int32{-1}, n), make([]int32, 0, n)
+		}
 	}
-	postings := map[string][]posting{}
-	// Cards share one slice per combination of aspects rather than one each.
-	aspectLists := map[string][]string{}
-	code := func(codes map[string]uint32, s string) uint32 {
-		c, ok := codes[s]
-		if !ok {
-			c = uint32(len(codes)) // #nosec G115 -- at most one code per entry, and entries are bounded by maxTemplates
-			codes[s] = c
-		}
-		return c
-	}
-	err := listing(ctx, func(r catalog.ListingRow) error {
-		if len(ix.cards) >= maxTemplates {
-			return errIndexTooLarge
-		}
-		e := int32(len(ix.cards)) // #nosec G115 -- bounded by maxTemplates
-		key := strings.Join(r.Card.AvailableAspects, ",")
-		if shared, ok := aspectLists[key]; ok {
-			r.Card.AvailableAspects = shared
-		} else {
-			aspectLists[key] = r.Card.AvailableAspects
-		}
-		ix.cards = append(ix.cards, r.Card)
-		ix.premium = append(ix.premium, r.Card.IsPremium)
-		ix.mode = append(ix.mode, code(ix.modeCodes, r.Card.PrimaryMode))
-		var bits uint64
-		for _, a := range r.Card.AvailableAspects {
-			bits |= 1 << (code(ix.aspectCodes, a) % 64)
-		}
-		ix.aspects = append(ix.aspects, bits)
-		ix.catAt = append(ix.catAt, int32(len(ix.cats))) // #nosec G115 -- a few per entry
-		for _, c := range r.CategoryIDs {
-			ix.cats = append(ix.cats, code(ix.catCodes, strings.ToLower(c)))
-		}
-		ix.tagAt = append(ix.tagAt, int32(len(ix.tags))) // #nosec G115 -- a few per entry
-		for _, t := range r.TagIDs {
-			ix.tags = append(ix.tags, code(ix.tagCodes, strings.ToLower(t)))
-		}
-		for i, p := range r.Places {
-			places[i] = append(places[i], int32(p)) // #nosec G115 -- bounded by maxTemplates
-		}
-		for _, l := range r.Lexemes {
-			p, ok := postings[l.Text]
-			if !ok {
-				// The key outlives the row, whose lexemes may share one string.
-				l.Text = strings.Clone(l.Text)
-			}
-			postings[l.Text] = append(p, posting{entry: e, weight: l.Weight})
-		}
-		return nil
-	})
-	if err != nil {
+	if err := src.Listing(ctx, opts.Cards, b); err != nil {
 		return nil, err
 	}
-	if len(ix.aspectCodes) > 64 {
-		return nil, fmt.Errorf("cache: %d distinct aspects, the index holds at most 64", len(ix.aspectCodes))
+	if len(ix.kept) != min(len(ix.ids), opts.Cards) {
+		return nil, fmt.Errorf("cache: listing gave %d cards of %d templates", len(ix.kept), len(ix.ids))
 	}
-	n = len(ix.cards)
-	ix.catAt = append(ix.catAt, int32(len(ix.cats))) // #nosec G115 -- see above
-	ix.tagAt = append(ix.tagAt, int32(len(ix.tags))) // #nosec G115 -- see above
-	for i, sort := range catalog.Sorts() {
-		order := make([]int32, n)
-		for e, p := range places[i] {
-			if p < 1 || int(p) > n {
-				return nil, fmt.Errorf("cache: listing place %d of %d", p, n)
-			}
-			order[p-1] = int32(e) // #nosec G115 -- bounded by maxTemplates
+	n = len(ix.ids)
+	for sort, order := range ix.orders {
+		// The order was sized by the count before the read, which may have been larger.
+		if len(order) < n || slices.Contains(order[:n], -1) || slices.ContainsFunc(order[n:], func(e int32) bool { return e != -1 }) {
+			return nil, fmt.Errorf("cache: the listing's %s places are not 1 to %d", sort, n)
 		}
-		ix.orders[sort] = order
+		ix.orders[sort] = order[:n]
 	}
-	ix.lexemes = make([]string, 0, len(postings))
-	for l := range postings {
-		ix.lexemes = append(ix.lexemes, l)
+	ix.text = b.text.String()
+	ix.post = slices.Clip(ix.post)
+	ix.slots = make(chan *scratch, runtime.GOMAXPROCS(0))
+	for range cap(ix.slots) {
+		ix.slots <- nil
 	}
-	slices.Sort(ix.lexemes)
-	ix.postAt = make([]int32, 0, len(ix.lexemes)+1)
-	total := 0
-	for _, p := range postings {
-		total += len(p)
-	}
-	ix.post, ix.weight = make([]int32, 0, total), make([]uint8, 0, total)
-	for _, l := range ix.lexemes {
-		ix.postAt = append(ix.postAt, int32(len(ix.post))) // #nosec G115 -- a few dozen per entry
-		for _, p := range postings[l] {
-			ix.post, ix.weight = append(ix.post, p.entry), append(ix.weight, p.weight)
-		}
-	}
-	ix.postAt = append(ix.postAt, int32(len(ix.post))) // #nosec G115 -- see above
-	ix.spare = make(chan *scratch, 2*runtime.GOMAXPROCS(0))
 	return ix, nil
 }
 
-type posting struct {
-	entry  int32
-	weight uint8
+// builder is the catalog.ListingVisitor that fills an index.
+type builder struct {
+	ix     *index
+	n, max int // the catalog's size as counted before reading it, and the bound
+	text   strings.Builder
+	// Cards share one slice per combination of aspects rather than one each.
+	aspectLists map[string][]string
 }
 
-// scratch is a query's per-entry state: how many words matched so far, the current word's
-// best weight and the summed weights.
+// add adds e to the set of value in sets.
+func (b *builder) add(sets map[string]*entrySet, value string, e int32) {
+	s, ok := sets[value]
+	if !ok {
+		s = &entrySet{}
+		sets[value] = s
+	}
+	s.add(e, b.n)
+}
+
+func (b *builder) Row(r catalog.ListingRow) error {
+	ix := b.ix
+	e := int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
+	if int(e) >= b.max {
+		return errIndexTooLarge
+	}
+	id, err := uuid.Parse(r.ID)
+	if err != nil {
+		return fmt.Errorf("cache: listing row %d: %w", e, err)
+	}
+	ix.ids = append(ix.ids, id)
+	if r.IsPremium {
+		ix.premium.add(e, b.n)
+	}
+	b.add(ix.modes, r.PrimaryMode, e)
+	for _, a := range r.Aspects {
+		b.add(ix.aspects, a, e)
+	}
+	for _, c := range r.CategoryIDs {
+		b.add(ix.cats, strings.ToLower(c), e)
+	}
+	for _, t := range r.TagIDs {
+		b.add(ix.tags, strings.ToLower(t), e)
+	}
+	for i, sort := range catalog.Sorts() {
+		p := r.Places[i]
+		if sort == catalog.SortPopular {
+			if p != int(e)+1 {
+				return fmt.Errorf("cache: listing row %d is not in the popular order", e)
+			}
+			continue
+		}
+		order := ix.orders[sort]
+		if p < 1 || p > b.max || p <= len(order) && order[p-1] != -1 {
+			return fmt.Errorf("cache: listing row %d has %s place %d", e, sort, p)
+		}
+		for len(order) < p {
+			order = append(order, -1)
+		}
+		order[p-1] = e
+		ix.orders[sort], ix.ranks[sort] = order, append(ix.ranks[sort], int32(p-1)) // #nosec G115 -- bounded by MaxTemplates
+	}
+	return nil
+}
+
+func (b *builder) Card(c catalog.TemplateCard) error {
+	ix := b.ix
+	e := len(ix.kept)
+	if e >= len(ix.ids) || !strings.EqualFold(ix.ids[e].String(), c.ContainerID) {
+		return fmt.Errorf("cache: listing card %d is not its row's", e)
+	}
+	key := strings.Join(c.AvailableAspects, ",")
+	if shared, ok := b.aspectLists[key]; ok {
+		c.AvailableAspects = shared
+	} else {
+		b.aspectLists[key] = c.AvailableAspects
+	}
+	ix.kept = append(ix.kept, c)
+	return nil
+}
+
+func (b *builder) Lexeme(l catalog.ListingLexeme) error {
+	ix, n := b.ix, len(b.ix.ids)
+	if k := len(ix.textAt); k > 1 && l.Text <= b.text.String()[ix.textAt[k-2]:ix.textAt[k-1]] {
+		return fmt.Errorf("cache: listing lexeme %q is not in byte order", l.Text)
+	}
+	if len(l.Entries) == 0 || len(l.Entries) != len(l.Weights) {
+		return fmt.Errorf("cache: listing lexeme %q has no postings", l.Text)
+	}
+	for i, e := range l.Entries {
+		if e < 0 || int(e) >= n || i > 0 && e <= l.Entries[i-1] || l.Weights[i] > 3 {
+			return fmt.Errorf("cache: listing lexeme %q has a posting out of order", l.Text)
+		}
+	}
+	b.text.WriteString(l.Text)
+	lexeme := int32(len(ix.textAt) - 1)                // #nosec G115 -- a few per entry
+	ix.textAt = append(ix.textAt, int32(b.text.Len())) // #nosec G115 -- a few bytes per lexeme
+	if 32*len(l.Entries) > 3*n {
+		d := newBitmap(n)
+		for i, e := range l.Entries {
+			d.set(e, l.Weights[i])
+		}
+		ix.dense[lexeme] = d
+	} else {
+		for i, e := range l.Entries {
+			ix.post = append(ix.post, e<<2|int32(l.Weights[i]))
+		}
+	}
+	ix.postAt = append(ix.postAt, int32(len(ix.post))) // #nosec G115 -- a few dozen per entry
+	return nil
+}
+
+// lexemes answers how many lexemes the index holds; lexeme(l) answers the l-th.
+func (ix *index) lexemes() int { return len(ix.textAt) - 1 }
+
+func (ix *index) lexeme(l int) string { return ix.text[ix.textAt[l]:ix.textAt[l+1]] }
+
+// scratch is a query's state, a bit per entry in each bitmap: which entries pass the
+// filters, which match every word so far, their summed weights (bit-sliced: score[j] holds bit
+// j of each entry's score), and the current word's entries and best weights (ge1..ge3: a
+// weight of at least 1, 2, 3).
 type scratch struct {
-	hits, best, score []uint8
-	touched           []int32
+	passing, matched   []uint64
+	score              [][]uint64
+	has, ge1, ge2, ge3 []uint64
 }
 
 // match is a query compiled against an index: ok tells whether an entry passes.
 type match struct {
-	ix      *index
-	none    bool  // a filter names something no template has
-	premium int   // -1 any, else 0 or 1
-	mode    int64 // -1 any
-	aspect  uint64
-	cat     int64 // -1 any
-	tags    []uint32
-	words   int
-	s       *scratch
+	ix         *index
+	none       bool        // a filter names something no template has
+	sets       []*entrySet // an entry passes only in each of them, smallest first
+	notPremium bool        // an entry passes only outside ix.premium
+	filtered   bool        // there are sets or notPremium: s.passing tells who passes them
+	words      int
+	planes     int // the score's bits
+	s          *scratch
 }
 
 // compile answers q as a match, and false when the index cannot answer it exactly (a search
@@ -189,183 +316,381 @@ func (ix *index) compile(q catalog.TemplateQuery) (*match, bool) {
 			return nil, false
 		}
 	}
-	m := &match{ix: ix, premium: -1, mode: -1, cat: -1, words: len(q.Words)}
-	lookup := func(codes map[string]uint32, s string) uint32 {
-		c, ok := codes[s]
-		m.none = m.none || !ok
-		return c
+	m := &match{ix: ix, words: len(q.Words), planes: bits.Len(uint(catalog.WeightName * len(q.Words)))}
+	need := func(sets map[string]*entrySet, value string) {
+		if s, ok := sets[value]; ok {
+			m.sets = append(m.sets, s)
+		} else {
+			m.none = true
+		}
 	}
 	if q.IsPremium != nil {
-		m.premium = 0
 		if *q.IsPremium {
-			m.premium = 1
+			m.sets = append(m.sets, ix.premium)
+		} else {
+			m.notPremium = true
 		}
 	}
 	if q.Mode != "" {
-		m.mode = int64(lookup(ix.modeCodes, q.Mode))
+		need(ix.modes, q.Mode)
 	}
 	if q.Aspect != "" {
-		m.aspect = 1 << (lookup(ix.aspectCodes, q.Aspect) % 64)
+		need(ix.aspects, q.Aspect)
 	}
 	if q.CategoryID != "" {
-		m.cat = int64(lookup(ix.catCodes, strings.ToLower(q.CategoryID)))
+		need(ix.cats, strings.ToLower(q.CategoryID))
 	}
 	for _, t := range q.TagIDs {
-		m.tags = append(m.tags, lookup(ix.tagCodes, strings.ToLower(t)))
+		need(ix.tags, strings.ToLower(t))
 	}
-	if m.words > 0 && !m.none {
-		m.s = ix.takeScratch()
-		for i, w := range q.Words {
-			m.matchWord(uint8(i), w) // #nosec G115 -- at most 10 words
+	slices.SortFunc(m.sets, func(a, b *entrySet) int { return a.n - b.n })
+	m.filtered = len(m.sets) > 0 || m.notPremium
+	if m.none || m.words == 0 && !m.filtered {
+		return m, true
+	}
+	m.s = ix.takeScratch(m.planes)
+	if m.filtered {
+		m.filter()
+	}
+	if m.words > 0 {
+		if m.filtered {
+			copy(m.s.matched, m.s.passing)
+		} else {
+			m.all(m.s.matched)
+		}
+		for _, plane := range m.s.score[:m.planes] {
+			clear(plane)
+		}
+		for _, w := range q.Words {
+			m.matchWord(w)
 		}
 	}
 	return m, true
 }
 
-// matchWord counts word i for the entries that matched every earlier word and have a lexeme
-// starting with w, adding the best weight among those lexemes to their score.
-func (m *match) matchWord(i uint8, w string) {
+// all sets the bit of every entry.
+func (m *match) all(b []uint64) {
+	for w := range b {
+		b[w] = ^uint64(0)
+	}
+	if rest := len(m.ix.ids) % 64; rest != 0 {
+		b[len(b)-1] = 1<<rest - 1
+	}
+}
+
+// matchWord keeps the entries that have a lexeme starting with w and adds the best weight
+// among those lexemes to their score, 64 entries at a time.
+func (m *match) matchWord(w string) {
 	ix, s := m.ix, m.s
-	s.touched = s.touched[:0]
-	first, _ := slices.BinarySearch(ix.lexemes, w)
-	for l := first; l < len(ix.lexemes) && strings.HasPrefix(ix.lexemes[l], w); l++ {
-		for p := ix.postAt[l]; p < ix.postAt[l+1]; p++ {
-			e, wt := ix.post[p], ix.weight[p]
-			if s.hits[e] != i {
-				continue
+	clear(s.has)
+	clear(s.ge1)
+	clear(s.ge2)
+	clear(s.ge3)
+	for l := sort.Search(ix.lexemes(), func(l int) bool { return ix.lexeme(l) >= w }); l < ix.lexemes() && strings.HasPrefix(ix.lexeme(l), w); l++ {
+		if ix.postAt[l] == ix.postAt[l+1] {
+			d := ix.dense[int32(l)] // #nosec G115 -- below the lexeme count
+			for i, h := range d.has {
+				lo, hi := d.lo[i], d.hi[i]
+				s.has[i] |= h
+				s.ge1[i] |= lo | hi
+				s.ge2[i] |= hi
+				s.ge3[i] |= lo & hi
 			}
-			if s.best[e] == 0 {
-				s.touched = append(s.touched, e)
+			continue
+		}
+		for _, p := range ix.post[ix.postAt[l]:ix.postAt[l+1]] {
+			e, weight := p>>2, p&3
+			i, bit := e/64, uint64(1)<<(e%64)
+			s.has[i] |= bit
+			if weight >= 1 {
+				s.ge1[i] |= bit
 			}
-			s.best[e] = max(s.best[e], wt+1)
+			if weight >= 2 {
+				s.ge2[i] |= bit
+			}
+			if weight == 3 {
+				s.ge3[i] |= bit
+			}
 		}
 	}
-	for _, e := range s.touched {
-		s.hits[e]++
-		s.score[e] += s.best[e] - 1
-		s.best[e] = 0
+	score := s.score[:m.planes]
+	for i := range s.matched {
+		s.matched[i] &= s.has[i]
+		// The best weight, 0 to 3, as two bits; added to the score's planes with a carry.
+		hi := s.ge2[i]
+		lo := s.ge1[i] ^ hi ^ s.ge3[i]
+		carry := score[0][i] & lo
+		score[0][i] ^= lo
+		if len(score) > 1 {
+			next := score[1][i]&hi | score[1][i]&carry | hi&carry
+			score[1][i] ^= hi ^ carry
+			carry = next
+		}
+		for j := 2; j < len(score) && carry != 0; j++ {
+			score[j][i], carry = score[j][i]^carry, score[j][i]&carry
+		}
 	}
 }
 
-// takeScratch answers a spare scratch, or a new one.
-func (ix *index) takeScratch() *scratch {
-	select {
-	case s := <-ix.spare:
-		return s
-	default:
-		n := len(ix.cards)
-		return &scratch{hits: make([]uint8, n), best: make([]uint8, n), score: make([]uint8, n)}
+// takeScratch waits for a slot and answers its scratch, made on first use, with at least
+// planes score planes.
+func (ix *index) takeScratch(planes int) *scratch {
+	s := <-ix.slots
+	words := (len(ix.ids) + 63) / 64
+	if s == nil {
+		s = &scratch{passing: make([]uint64, words), matched: make([]uint64, words), has: make([]uint64, words),
+			ge1: make([]uint64, words), ge2: make([]uint64, words), ge3: make([]uint64, words)}
 	}
+	for len(s.score) < planes {
+		s.score = append(s.score, make([]uint64, words))
+	}
+	return s
 }
 
-// release clears the scratch and keeps it for another query, unless enough are kept.
+// release gives the scratch's slot back.
 func (m *match) release() {
 	if m.s == nil {
 		return
 	}
-	clear(m.s.hits)
-	clear(m.s.score)
-	select {
-	case m.ix.spare <- m.s:
-	default:
-	}
+	m.ix.slots <- m.s
 	m.s = nil
 }
 
 func (m *match) ok(e int32) bool {
-	ix := m.ix
 	switch {
-	case m.words > 0 && int(m.s.hits[e]) != m.words,
-		m.premium >= 0 && ix.premium[e] != (m.premium == 1),
-		m.mode >= 0 && int64(ix.mode[e]) != m.mode,
-		m.aspect != 0 && ix.aspects[e]&m.aspect == 0:
-		return false
+	case m.words > 0:
+		return m.s.matched[e/64]>>(e%64)&1 != 0
+	case m.filtered:
+		return m.s.passing[e/64]>>(e%64)&1 != 0
 	}
-	if m.cat >= 0 && !slices.Contains(ix.cats[ix.catAt[e]:ix.catAt[e+1]], uint32(m.cat)) { // #nosec G115 -- a code
-		return false
+	return true
+}
+
+// filter sets the bits of the entries that pass the filters: those of the smallest set that is
+// a list and pass the others, or, when every set is a bitmap, their AND a word at a time.
+func (m *match) filter() {
+	passing, premium := m.s.passing, m.ix.premium
+	if i := slices.IndexFunc(m.sets, func(s *entrySet) bool { return s.bits == nil }); i >= 0 {
+		clear(passing)
+		for _, e := range m.sets[i].list {
+			if m.passesSets(e) && !(m.notPremium && premium.has(e)) {
+				passing[e/64] |= 1 << (e % 64)
+			}
+		}
+		return
 	}
-	for _, t := range m.tags {
-		if !slices.Contains(ix.tags[ix.tagAt[e]:ix.tagAt[e+1]], t) {
+	m.all(passing)
+	for w := range passing {
+		x := passing[w]
+		for _, s := range m.sets {
+			x &= s.word(w)
+		}
+		if m.notPremium && premium.bits != nil {
+			x &^= premium.word(w)
+		}
+		passing[w] = x
+	}
+	if m.notPremium && premium.bits == nil {
+		for _, e := range premium.list {
+			passing[e/64] &^= 1 << (e % 64)
+		}
+	}
+}
+
+// count answers how many entries pass.
+func (m *match) count() int {
+	switch {
+	case m.none:
+		return 0
+	case m.words > 0:
+		return ones(m.s.matched)
+	case m.filtered:
+		return ones(m.s.passing)
+	}
+	return len(m.ix.ids)
+}
+
+// ones answers how many bits b has set.
+func ones(b []uint64) int {
+	n := 0
+	for _, x := range b {
+		n += bits.OnesCount64(x)
+	}
+	return n
+}
+
+// passesSets reports whether e is in each of the match's sets.
+func (m *match) passesSets(e int32) bool {
+	for _, s := range m.sets {
+		if !s.has(e) {
 			return false
 		}
 	}
 	return true
 }
 
-// count answers how many entries pass: of those matching every search word (the last word's
-// touched entries), or of all.
-func (m *match) count() int {
+// page answers up to limit passing entries after the first offset in the order of sort:
+// walking that order, or, for relevance, the popular order into one bucket per score (each
+// kept only as long as a page can reach into it); the relevance walk passes every match, so it
+// answers their number too (counted).
+func (m *match) page(sort string, offset, limit int) (entries []int32, total int, counted bool) {
 	if m.none {
-		return 0
-	}
-	n := 0
-	if m.words > 0 {
-		for _, e := range m.s.touched {
-			if m.ok(e) {
-				n++
-			}
-		}
-		return n
-	}
-	for e := range int32(len(m.ix.cards)) { // #nosec G115 -- bounded by maxTemplates
-		if m.ok(e) {
-			n++
-		}
-	}
-	return n
-}
-
-// page answers the cards of up to limit passing entries after the first offset in the order of
-// sort: walking that order, or, for relevance, the popular order into one bucket per score;
-// the relevance walk passes every match, so it answers their number too (counted).
-func (m *match) page(sort string, offset, limit int) (cards []catalog.TemplateCard, total int, counted bool) {
-	cards = []catalog.TemplateCard{}
-	if m.none {
-		return cards, 0, true
+		return nil, 0, true
 	}
 	if sort != catalog.SortRelevance {
-		for _, e := range m.ix.orders[sort] {
-			if len(cards) == limit {
+		if chosen := m.chosen(); chosen != nil {
+			return m.pageOf(chosen, sort, offset, limit), 0, false
+		}
+		m.ix.walk(sort, func(e int32) bool {
+			if m.ok(e) {
+				if offset > 0 {
+					offset--
+				} else {
+					entries = append(entries, e)
+				}
+			}
+			return len(entries) < limit
+		})
+		return entries, 0, false
+	}
+	// Relevance: the matches of each score, from the highest, in the popular order.
+	for sc := catalog.WeightName * m.words; sc >= 0 && len(entries) < limit; sc-- {
+		for w, x := range m.s.matched {
+			if len(entries) == limit {
 				break
 			}
-			if m.ok(e) {
+			for j, plane := range m.s.score[:m.planes] {
+				if sc>>j&1 != 0 {
+					x &= plane[w]
+				} else {
+					x &^= plane[w]
+				}
+			}
+			for ; x != 0 && len(entries) < limit; x &= x - 1 {
 				if offset > 0 {
 					offset--
 					continue
 				}
-				cards = append(cards, m.ix.cards[e])
+				entries = append(entries, int32(64*w+bits.TrailingZeros64(x))) // #nosec G115 -- bounded by MaxTemplates
 			}
 		}
-		return cards, 0, false
 	}
-	var byScore [][]int32
-	for _, e := range m.ix.orders[catalog.SortPopular] {
-		if m.ok(e) {
-			sc := int(m.s.score[e])
-			if sc >= len(byScore) {
-				byScore = append(byScore, make([][]int32, sc+1-len(byScore))...)
+	return entries, ones(m.s.matched), true
+}
+
+// chosen answers the bitmap of the entries that pass, nil when every entry does.
+func (m *match) chosen() []uint64 {
+	switch {
+	case m.words > 0:
+		return m.s.matched
+	case m.filtered:
+		return m.s.passing
+	}
+	return nil
+}
+
+// pageOf answers up to limit entries of chosen after the first offset in the order of sort.
+// The popular order is the bits' own. For another, when few entries pass, sorting them by
+// their place costs less than walking the order until enough passed (about (offset+limit) *
+// entries / passing steps, each a bit test at a random place).
+func (m *match) pageOf(chosen []uint64, sort string, offset, limit int) []int32 {
+	var entries []int32
+	ranks, ordered := m.ix.ranks[sort]
+	passing := ones(chosen)
+	if ordered && float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(len(m.ix.ids)) {
+		m.ix.walk(sort, func(e int32) bool {
+			if chosen[e/64]>>(e%64)&1 != 0 {
+				if offset > 0 {
+					offset--
+				} else {
+					entries = append(entries, e)
+				}
 			}
-			byScore[sc] = append(byScore[sc], e)
-			total++
+			return len(entries) < limit
+		})
+		return entries
+	}
+	if ordered {
+		entries = make([]int32, 0, passing)
+	}
+	for w, x := range chosen {
+		for ; x != 0; x &= x - 1 {
+			entries = append(entries, int32(64*w+bits.TrailingZeros64(x))) // #nosec G115 -- bounded by MaxTemplates
+		}
+		if !ordered && len(entries) >= offset+limit {
+			break
 		}
 	}
-	for sc := len(byScore) - 1; sc >= 0 && len(cards) < limit; sc-- {
-		bucket := byScore[sc]
-		skip := min(offset, len(bucket))
-		offset -= skip
-		for _, e := range bucket[skip:min(len(bucket), skip+limit-len(cards))] {
-			cards = append(cards, m.ix.cards[e])
+	if ordered {
+		slices.SortFunc(entries, func(a, b int32) int { return int(ranks[a] - ranks[b]) })
+	}
+	return window(entries, offset, limit)
+}
+
+// window answers up to limit entries after the first offset, nil when none.
+func window(entries []int32, offset, limit int) []int32 {
+	if offset >= len(entries) {
+		return nil
+	}
+	return entries[offset:min(len(entries), offset+limit)]
+}
+
+// walk calls next with the entries in the order of sort until it answers false.
+func (ix *index) walk(sort string, next func(e int32) bool) {
+	if order, ok := ix.orders[sort]; ok {
+		for _, e := range order {
+			if !next(e) {
+				return
+			}
+		}
+		return
+	}
+	for e := range int32(len(ix.ids)) { // #nosec G115 -- bounded by MaxTemplates; the popular order
+		if !next(e) {
+			return
 		}
 	}
-	return cards, total, true
+}
+
+// cards answers the cards of entries: kept ones from memory, the others read by id in one
+// query. It answers false when one of those is no longer in the catalog (a change arrived
+// since the index was read; the caller then reads the page from the database).
+func (ix *index) cards(ctx context.Context, entries []int32) ([]catalog.TemplateCard, bool, error) {
+	cards := make([]catalog.TemplateCard, len(entries))
+	var ids []string
+	for i, e := range entries {
+		if int(e) < len(ix.kept) {
+			cards[i] = ix.kept[e]
+		} else {
+			ids = append(ids, ix.ids[e].String())
+		}
+	}
+	if len(ids) == 0 {
+		return cards, true, nil
+	}
+	read, err := ix.src.TemplateCards(ctx, ids)
+	if err != nil || len(read) != len(ids) {
+		return nil, false, err
+	}
+	for i, e := range entries {
+		if int(e) >= len(ix.kept) {
+			cards[i], read = read[0], read[1:]
+		}
+	}
+	return cards, true, nil
 }
 
 // size estimates the bytes the index holds.
 func (ix *index) size() int {
-	n := cardsSize(ix.cards) + len(ix.cards)*(1+4+8+4+4+4*4+4+3)
-	n += 4*len(ix.cats) + 4*len(ix.tags) + 5*len(ix.post) + 4*len(ix.postAt)
-	for _, l := range ix.lexemes {
-		n += 16 + len(l)
+	n := cardsSize(ix.kept) + 16*len(ix.ids) + 8*len(ix.orders)*len(ix.ids) + ix.premium.size()
+	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+		for v, s := range sets {
+			n += len(v) + s.size()
+		}
+	}
+	n += len(ix.text) + 8*len(ix.textAt) + 4*len(ix.post)
+	for range ix.dense {
+		n += 3 * 8 * ((len(ix.ids) + 63) / 64)
 	}
 	return n
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -47,31 +48,48 @@ FROM seeded s CROSS JOIN generate_series(1, 2) k WHERE s.g % 5 <> 0;
 DROP TABLE seeded;
 `
 
-// lister counts the catalog's reads into an index; during, when set, runs inside one.
+// lister counts the catalog's reads into an index and of cards by id; during, when set, runs
+// inside the first read.
 type lister struct {
 	*store.Catalog
-	reads  atomic.Int32
+	reads, cardReads atomic.Int32
+	during           func()
+}
+
+func (l *lister) Listing(ctx context.Context, cards int, v catalog.ListingVisitor) error {
+	if l.reads.Add(1) == 1 && l.during != nil {
+		v = &interrupted{ListingVisitor: v, during: l.during}
+	}
+	return l.Catalog.Listing(ctx, cards, v)
+}
+
+func (l *lister) TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error) {
+	l.cardReads.Add(1)
+	return l.Catalog.TemplateCards(ctx, ids)
+}
+
+// interrupted runs during once, as its first row arrives.
+type interrupted struct {
+	catalog.ListingVisitor
+	once   sync.Once
 	during func()
 }
 
-func (l *lister) Listing(ctx context.Context, visit func(catalog.ListingRow) error) error {
-	n := l.reads.Add(1)
-	return l.Catalog.Listing(ctx, func(r catalog.ListingRow) error {
-		if n == 1 && l.during != nil {
-			l.during()
-			l.during = nil
-		}
-		return visit(r)
-	})
+func (i *interrupted) Row(r catalog.ListingRow) error {
+	i.once.Do(i.during)
+	return i.ListingVisitor.Row(r)
 }
 
 // runIndexer keeps c's index, reading l, until the spec ends.
-func runIndexer(c *cache.Catalog, l *lister, maxTemplates int) {
+func runIndexer(c *cache.Catalog, l *lister, opts cache.IndexOptions) {
 	GinkgoHelper()
-	x, err := cache.NewIndexer(c, l, cache.IndexOptions{MaxTemplates: maxTemplates}, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
+	x, err := cache.NewIndexer(c, l, opts, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
 	Expect(err).NotTo(HaveOccurred())
 	testkit.RunUntilCleanup(x.Run)
 }
+
+// every is an index of the seeded catalog keeping every card.
+var every = cache.IndexOptions{MaxTemplates: 1000, Cards: 1000}
 
 // probes numbers the pages probe reads, so that no probe finds a page kept by an earlier one.
 var probes atomic.Int32
@@ -104,9 +122,9 @@ var _ = Describe("the listing index", func() {
 		list = &lister{Catalog: store.NewCatalog(db)}
 	})
 
-	It("answers every page and total as the database does, without reading it", func() {
+	DescribeTable("answers every page and total as the database does", func(opts cache.IndexOptions, readsCards bool) {
 		listen(c, src)
-		runIndexer(c, list, 1000)
+		runIndexer(c, list, opts)
 		Eventually(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(5 * time.Second).Should(BeTrue())
 
 		src.pages.Store(0)
@@ -150,13 +168,21 @@ var _ = Describe("the listing index", func() {
 		}
 		Expect(compared).To(BeNumerically(">", 1000))
 		Expect([]int32{src.pages.Load(), src.counts.Load()}).To(Equal([]int32{0, 0}), "every answer came from the index")
+		if readsCards {
+			Expect(list.cardReads.Load()).To(BeNumerically(">", 0), "pages read the cards the index does not keep by id")
+		} else {
+			Expect(list.cardReads.Load()).To(BeZero(), "every card was kept")
+		}
 		Expect(fromIndex(c, src, catalog.TemplateQuery{Words: []string{"café"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 5})).
 			To(BeFalse(), "a word the database may tokenise otherwise is left to it")
-	})
+	},
+		Entry("keeping every card, without reading the database", every, false),
+		Entry("keeping the 40 most used cards, reading the others by id", cache.IndexOptions{MaxTemplates: 1000, Cards: 40}, true),
+	)
 
 	It("orders a search by where its words matched, the name first, then by popularity", func() {
 		listen(c, src)
-		runIndexer(c, list, 1000)
+		runIndexer(c, list, every)
 		Eventually(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(5 * time.Second).Should(BeTrue())
 		cards, err := c.Templates(context.Background(), catalog.TemplateQuery{Words: []string{"intro"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 100})
 		Expect(err).NotTo(HaveOccurred())
@@ -184,7 +210,7 @@ var _ = Describe("the listing index", func() {
 
 	It("is not used from a change on, and answers again once read after it", func() {
 		listen(c, src)
-		runIndexer(c, list, 1000)
+		runIndexer(c, list, every)
 		Eventually(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(5 * time.Second).Should(BeTrue())
 		newest := catalog.TemplateQuery{Sort: catalog.SortNewest, Page: 1, PageSize: 5}
 		first, err := c.Templates(context.Background(), newest)
@@ -210,14 +236,14 @@ var _ = Describe("the listing index", func() {
 	It("installs no index read while a change arrived, and reads it again", func() {
 		list.during = c.Forget
 		listen(c, src)
-		runIndexer(c, list, 1000)
+		runIndexer(c, list, every)
 		Eventually(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(5 * time.Second).Should(BeTrue())
 		Expect(list.reads.Load()).To(BeNumerically(">=", 2))
 	})
 
 	It("keeps no index of a catalog larger than its bound", func() {
 		listen(c, src)
-		runIndexer(c, list, 100)
+		runIndexer(c, list, cache.IndexOptions{MaxTemplates: 100, Cards: 100})
 		Consistently(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(500 * time.Millisecond).Should(BeFalse())
 		Expect(list.reads.Load()).To(BeZero(), "the catalog's kept total tells it is too large before reading it")
 	})

@@ -11,9 +11,11 @@ import (
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// Lister reads the catalog for the listing index (store.Catalog.Listing).
+// Lister reads the catalog for the listing index (store.Catalog): all of it as one snapshot
+// with the cards of the first cards templates, and the cards of templates by id.
 type Lister interface {
-	Listing(ctx context.Context, visit func(catalog.ListingRow) error) error
+	Listing(ctx context.Context, cards int, v catalog.ListingVisitor) error
+	TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error)
 }
 
 // IndexOptions bound the listing index.
@@ -21,6 +23,9 @@ type IndexOptions struct {
 	// MaxTemplates is the largest catalog indexed; a larger one is listed by the database.
 	// 0 keeps no index.
 	MaxTemplates int
+	// Cards is how many cards the index keeps, of the most used templates; a page showing
+	// others reads their cards by id.
+	Cards int
 	// Every is the least time between the starts of two reads of the catalog, so that a stream
 	// of changes costs one read per Every rather than one per change.
 	Every time.Duration
@@ -88,7 +93,7 @@ func (x *Indexer) refresh(ctx context.Context) {
 		return
 	}
 	start := time.Now()
-	ix, err := buildIndex(ctx, x.src.Listing, t, n, x.opts.MaxTemplates)
+	ix, err := buildIndex(ctx, x.src, t, n, x.opts)
 	if err != nil {
 		x.failed(ctx, err, x.opts.MaxTemplates+1)
 		return
@@ -97,8 +102,8 @@ func (x *Indexer) refresh(ctx context.Context) {
 		return
 	}
 	x.tooLarge = false
-	x.templates.Set(float64(len(ix.cards)))
-	x.log.Debug("catalog index read", "templates", len(ix.cards), "lexemes", len(ix.lexemes),
+	x.templates.Set(float64(len(ix.ids)))
+	x.log.Debug("catalog index read", "templates", len(ix.ids), "cards", len(ix.kept), "lexemes", ix.lexemes(),
 		"bytes", ix.size(), "took", time.Since(start))
 }
 

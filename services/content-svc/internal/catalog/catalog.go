@@ -144,22 +144,35 @@ const (
 	WeightDescription = 1
 )
 
-// ListingRow is a catalog template as an in-memory listing index reads it: its card, what the
-// filters test besides the card, its place in each of the Sorts (Places, in that order, 1
-// first) and its search lexemes.
+// ListingRow is a catalog template as an in-memory listing index reads it: its id, what the
+// filters test, and its place in each of the Sorts (Places, in that order, 1 first).
 type ListingRow struct {
-	Card        TemplateCard
+	ID          string
+	IsPremium   bool
+	PrimaryMode string
+	Aspects     []string
 	CategoryIDs []string
 	TagIDs      []string
 	Places      [4]int
-	Lexemes     []Lexeme
 }
 
-// Lexeme is a word of a template's search vector and the best place it occurs in (a Weight*
-// constant; 0 for none of them).
-type Lexeme struct {
-	Text   string
-	Weight uint8
+// ListingLexeme is a word of the catalog's search vectors and the templates it occurs in:
+// Entries are their numbers in the listing (0 its first row), ascending, and Weights the best
+// place it occurs in each of them (a Weight* constant; 0 for none of them).
+type ListingLexeme struct {
+	Text    string
+	Entries []int32
+	Weights []uint8
+}
+
+// ListingVisitor receives the catalog as a listing index reads it, as one snapshot: Row for
+// every template, in the popular order; Card for the first of them, in the same order; then
+// Lexeme for every lexeme of their search vectors, in byte order. What it is given is valid
+// only during the call.
+type ListingVisitor interface {
+	Row(ListingRow) error
+	Card(TemplateCard) error
+	Lexeme(ListingLexeme) error
 }
 
 // Aspects are the aspect ratios a project can have.

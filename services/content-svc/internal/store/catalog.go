@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -478,42 +480,53 @@ func relevance(words []string) (order string, args []any) {
 	return `(` + strings.Join(terms, " + ") + `) DESC, ` + sortOrders[catalog.SortPopular], args
 }
 
-// Listing visits every template of the catalog, as one snapshot, with what an in-memory
-// listing index needs of it: its card, its categories and tags, its place in each of
-// catalog.Sorts and the lexemes of its search vector with the best place each occurs in.
-func (s *Catalog) Listing(ctx context.Context, visit func(catalog.ListingRow) error) error {
+// Listing reads the catalog into v as one snapshot (a read-only repeatable-read transaction),
+// as an in-memory listing index needs it: every template in the popular order with its place
+// in each of catalog.Sorts, the cards of the first cards of them, then every lexeme of their
+// search vectors in byte order with the templates it occurs in (numbered by their row, 0
+// first) and the best place it occurs in each.
+func (s *Catalog) Listing(ctx context.Context, cards int, v catalog.ListingVisitor) error {
+	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// The sorts and the postings' grouping run in memory rather than in temporary files, and
+		// these few large queries are not worth compiling.
+		for _, set := range []string{`SET LOCAL work_mem = '256MB'`, `SET LOCAL jit = off`} {
+			if err := tx.Exec(set).Error; err != nil {
+				return fmt.Errorf("store: listing settings: %w", err)
+			}
+		}
+		if err := listingRows(tx, v); err != nil {
+			return err
+		}
+		if err := listingCards(tx, cards, v); err != nil {
+			return err
+		}
+		return listingLexemes(tx, v)
+	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+}
+
+func listingRows(tx *gorm.DB, v catalog.ListingVisitor) error {
 	places := make([]string, len(catalog.Sorts()))
 	for i, sort := range catalog.Sorts() {
 		places[i] = `row_number() OVER (ORDER BY ` + sortOrders[sort] + `)`
 	}
-	rows, err := s.db.WithContext(ctx).Raw(fmt.Sprintf(`SELECT `+cardColumns+`,
-			array_to_string(c.category_ids, ','), array_to_string(c.tag_ids, ','), %s,
-			coalesce((SELECT string_agg(CASE WHEN 'A' = ANY(u.weights) THEN '%d' WHEN 'B' = ANY(u.weights) THEN '%d'
-				WHEN 'C' = ANY(u.weights) THEN '%d' ELSE '0' END || u.lexeme, chr(31)) FROM unnest(c.search) u), '')
-		FROM containers c WHERE `+live, strings.Join(places, ", "),
-		catalog.WeightName, catalog.WeightKeywords, catalog.WeightDescription)).Rows()
+	rows, err := tx.Raw(`SELECT c.id, c.is_premium, c.primary_mode, array_to_string(c.aspects, ','),
+			array_to_string(c.category_ids, ','), array_to_string(c.tag_ids, ','), ` + strings.Join(places, ", ") + `
+		FROM containers c WHERE ` + live + ` ORDER BY ` + sortOrders[catalog.SortPopular]).Rows()
 	if err != nil {
 		return fmt.Errorf("store: read listing: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			c                   cardRow
 			r                   catalog.ListingRow
-			cats, tags, lexemes string
+			aspects, cats, tags string
 		)
-		if err := rows.Scan(&c.ID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo, &c.IsPremium, &c.IsMockup, &c.PrimaryMode,
-			&c.RateAvg, &c.RateCount, &c.UseCount, &c.Aspects, &cats, &tags,
-			&r.Places[0], &r.Places[1], &r.Places[2], &r.Places[3], &lexemes); err != nil {
+		if err := rows.Scan(&r.ID, &r.IsPremium, &r.PrimaryMode, &aspects, &cats, &tags,
+			&r.Places[0], &r.Places[1], &r.Places[2], &r.Places[3]); err != nil {
 			return fmt.Errorf("store: read listing row: %w", err)
 		}
-		r.Card, r.CategoryIDs, r.TagIDs = c.toDomain(), splitList(cats), splitList(tags)
-		for l := range strings.SplitSeq(lexemes, "\x1f") {
-			if l != "" {
-				r.Lexemes = append(r.Lexemes, catalog.Lexeme{Text: l[1:], Weight: l[0] - '0'})
-			}
-		}
-		if err := visit(r); err != nil {
+		r.Aspects, r.CategoryIDs, r.TagIDs = splitList(aspects), splitList(cats), splitList(tags)
+		if err := v.Row(r); err != nil {
 			return err
 		}
 	}
@@ -521,6 +534,113 @@ func (s *Catalog) Listing(ctx context.Context, visit func(catalog.ListingRow) er
 		return fmt.Errorf("store: read listing: %w", err)
 	}
 	return nil
+}
+
+func listingCards(tx *gorm.DB, n int, v catalog.ListingVisitor) error {
+	if n <= 0 {
+		return nil
+	}
+	rows, err := tx.Raw(`SELECT `+cardColumns+` FROM containers c WHERE `+live+
+		` ORDER BY `+sortOrders[catalog.SortPopular]+` LIMIT ?`, n).Rows()
+	if err != nil {
+		return fmt.Errorf("store: read listing cards: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c cardRow
+		if err := rows.Scan(&c.ID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo, &c.IsPremium, &c.IsMockup, &c.PrimaryMode,
+			&c.RateAvg, &c.RateCount, &c.UseCount, &c.Aspects); err != nil {
+			return fmt.Errorf("store: read listing card: %w", err)
+		}
+		if err := v.Card(c.toDomain()); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: read listing cards: %w", err)
+	}
+	return nil
+}
+
+// listingLexemes reads each lexeme's postings as one list of row*4 + weight, grouped by
+// Postgres (hashed, then the lexemes sorted), so that the reader holds one lexeme at a time
+// rather than the whole inversion.
+func listingLexemes(tx *gorm.DB, v catalog.ListingVisitor) error {
+	rows, err := tx.Raw(fmt.Sprintf(`WITH e AS MATERIALIZED (
+			SELECT (row_number() OVER (ORDER BY `+sortOrders[catalog.SortPopular]+`) - 1) * 4 AS e4, c.search
+			FROM containers c WHERE `+live+`)
+		SELECT l, p FROM (
+			SELECT u.lexeme COLLATE "C" AS l, string_agg((e.e4 + CASE WHEN 'A' = ANY(u.weights) THEN %d
+				WHEN 'B' = ANY(u.weights) THEN %d WHEN 'C' = ANY(u.weights) THEN %d ELSE 0 END)::text, ',') AS p
+			FROM e, unnest(e.search) u GROUP BY 1) g
+		ORDER BY l`,
+		catalog.WeightName, catalog.WeightKeywords, catalog.WeightDescription)).Rows()
+	if err != nil {
+		return fmt.Errorf("store: read listing lexemes: %w", err)
+	}
+	defer rows.Close()
+	var (
+		l        catalog.ListingLexeme
+		postings sql.RawBytes // a dense lexeme's list is megabytes: read in place, not copied
+		packed   []int32
+	)
+	for rows.Next() {
+		if err := rows.Scan(&l.Text, &postings); err != nil {
+			return fmt.Errorf("store: read listing lexeme: %w", err)
+		}
+		var err error
+		if packed, err = parseInts(packed[:0], postings); err != nil {
+			return fmt.Errorf("store: listing postings of %q: %w", l.Text, err)
+		}
+		// The aggregate keeps the rows' order in practice; SQL does not promise it.
+		if !slices.IsSorted(packed) {
+			slices.Sort(packed)
+		}
+		l.Entries, l.Weights = l.Entries[:0], l.Weights[:0]
+		for _, x := range packed {
+			l.Entries, l.Weights = append(l.Entries, x>>2), append(l.Weights, uint8(x&3)) // #nosec G115 -- two bits
+		}
+		if err := v.Lexeme(l); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("store: read listing lexemes: %w", err)
+	}
+	return nil
+}
+
+// parseInts appends the comma-separated non-negative 32-bit integers of b to to.
+func parseInts(to []int32, b []byte) ([]int32, error) {
+	var x int64
+	digits := 0
+	for i := 0; i <= len(b); i++ {
+		if i == len(b) || b[i] == ',' {
+			if digits == 0 {
+				return nil, errors.New("an empty number")
+			}
+			to, x, digits = append(to, int32(x)), 0, 0 // #nosec G115 -- bounded below
+			continue
+		}
+		if c := b[i]; c < '0' || c > '9' || x > (math.MaxInt32-9)/10 {
+			return nil, errors.New("a posting that is not a 32-bit number")
+		}
+		x, digits = x*10+int64(b[i]-'0'), digits+1
+	}
+	return to, nil
+}
+
+// TemplateCards answers the cards of the templates with the given ids that are in the catalog,
+// in the order of ids.
+func (s *Catalog) TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error) {
+	var rows []cardRow
+	err := s.db.WithContext(ctx).Raw(`SELECT `+cardColumns+` FROM containers c
+		WHERE c.id = ANY(?::uuid[]) AND `+live+` ORDER BY array_position(?::uuid[], c.id)`,
+		"{"+strings.Join(ids, ",")+"}", "{"+strings.Join(ids, ",")+"}").Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("store: template cards: %w", err)
+	}
+	return mapAll(rows, cardRow.toDomain), nil
 }
 
 // splitList splits a comma-separated list; "" is none.

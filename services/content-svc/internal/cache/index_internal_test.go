@@ -1,0 +1,114 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/motionstudio/platform/pkg/pglisten"
+	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
+)
+
+// rowsLister lists rows as given, without cards or lexemes.
+type rowsLister []catalog.ListingRow
+
+func (l rowsLister) Listing(_ context.Context, _ int, v catalog.ListingVisitor) error {
+	for _, r := range l {
+		if err := v.Row(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (rowsLister) TemplateCards(context.Context, []string) ([]catalog.TemplateCard, error) {
+	return nil, errors.New("no cards")
+}
+
+var _ = Describe("the index's filter sets", func() {
+	It("count and page every filter combination as a scan of the rows does, sparse (lists) and dense (bitmaps)", func() {
+		const n = 3000
+		r := rand.New(rand.NewPCG(7, 11)) // #nosec G404 -- test data
+		pick := func(p float64) bool { return r.Float64() < p }
+		newest := r.Perm(n)
+		rows := make(rowsLister, n)
+		for i := range rows {
+			row := catalog.ListingRow{ID: uuid.NewString(), IsPremium: i%40 == 0, PrimaryMode: "video"}
+			switch {
+			case i%97 == 0:
+				row.PrimaryMode = "gif" // 1 %: a list
+			case pick(0.2):
+				row.PrimaryMode = "photo"
+			}
+			for a, p := range map[string]float64{"16:9": 0.6, "4:5": 0.02} {
+				if pick(p) {
+					row.Aspects = append(row.Aspects, a)
+				}
+			}
+			for c, p := range map[string]float64{"C1": 0.5, "c2": 0.01} {
+				if pick(p) {
+					row.CategoryIDs = append(row.CategoryIDs, c)
+				}
+			}
+			for t, p := range map[string]float64{"t1": 0.4, "t2": 0.02, "t3": 0.1} {
+				if pick(p) {
+					row.TagIDs = append(row.TagIDs, t)
+				}
+			}
+			row.Places = [4]int{newest[i] + 1, i + 1, n - i, i + 1}
+			rows[i] = row
+		}
+		ix, err := buildIndex(context.Background(), rows, pglisten.Ticket{}, n, IndexOptions{MaxTemplates: n})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ix.premium.bits).To(BeNil(), "premium (2.5 %) is a list")
+		Expect(ix.modes["gif"].bits).To(BeNil(), "gif (1 %) is a list")
+		Expect(ix.tags["t1"].bits).NotTo(BeNil(), "t1 (40 %) is a bitmap")
+
+		passes := func(row catalog.ListingRow, q catalog.TemplateQuery) bool {
+			return (q.IsPremium == nil || *q.IsPremium == row.IsPremium) &&
+				(q.Mode == "" || q.Mode == row.PrimaryMode) &&
+				(q.Aspect == "" || slices.Contains(row.Aspects, q.Aspect)) &&
+				(q.CategoryID == "" || slices.ContainsFunc(row.CategoryIDs, func(c string) bool { return strings.EqualFold(c, q.CategoryID) })) &&
+				!slices.ContainsFunc(q.TagIDs, func(t string) bool { return !slices.Contains(row.TagIDs, t) })
+		}
+		yes, no := true, false
+		compared := 0
+		for _, premium := range []*bool{nil, &yes, &no} {
+			for _, mode := range []string{"", "video", "gif", "none"} {
+				for _, aspect := range []string{"", "16:9", "4:5"} {
+					for _, cat := range []string{"", "c1", "C2"} {
+						for _, tags := range [][]string{nil, {"t1"}, {"t2"}, {"t1", "t3"}, {"t3", "t2"}} {
+							q := catalog.TemplateQuery{IsPremium: premium, Mode: mode, Aspect: aspect, CategoryID: cat, TagIDs: tags}
+							what := fmt.Sprintf("%+v", q)
+							var want []int32
+							for i, row := range rows {
+								if passes(row, q) {
+									want = append(want, int32(i)) // #nosec G115 -- below n
+								}
+							}
+							m, ok := ix.compile(q)
+							Expect(ok).To(BeTrue())
+							Expect(m.count()).To(Equal(len(want)), what)
+							popular, _, _ := m.page(catalog.SortPopular, 3, 7)
+							Expect(popular).To(Equal(window(want, 3, 7)), what)
+							byNewest := slices.Clone(want)
+							slices.SortFunc(byNewest, func(a, b int32) int { return newest[a] - newest[b] })
+							page, _, _ := m.page(catalog.SortNewest, 0, 5)
+							Expect(page).To(Equal(window(byNewest, 0, 5)), what)
+							m.release()
+							compared++
+						}
+					}
+				}
+			}
+		}
+		Expect(compared).To(Equal(540))
+	})
+})
