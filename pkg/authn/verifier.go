@@ -228,12 +228,20 @@ func (s staticKeys) key(_ context.Context, kid string) (jwk.Key, error) {
 	return nil, errUnknownKey
 }
 
+// retryUnfetched is the least time between two fetches while none has succeeded (the issuer
+// was unreachable when the first tokens came): short, since no token can be checked meanwhile,
+// and still at most one fetch a second however many tokens arrive.
+const retryUnfetched = time.Second
+
 // remoteKeys serves keys from a cached JWKS. The first lookup fetches the set; a key id missing
-// from the cached set triggers a refetch at most once per minRefresh.
+// from the cached set triggers a refetch at most once per minRefresh; until a fetch succeeds,
+// lookups fetch again at most once per retryUnfetched.
 type remoteKeys struct {
 	cache      *jwk.Cache
 	url        string
 	minRefresh time.Duration
+	// fetched is set once a fetch succeeded: the cache holds a set from then on.
+	fetched atomic.Bool
 
 	// refreshing lets one on-demand fetch run at a time; lookups of cached keys never wait for it.
 	refreshing sync.Mutex
@@ -259,8 +267,9 @@ func (r *remoteKeys) key(ctx context.Context, kid string) (jwk.Key, error) {
 
 // set returns the cached JWKS without fetching; it fails until a fetch has succeeded.
 func (r *remoteKeys) set(ctx context.Context) (jwk.Set, error) {
-	if r.lastRefresh.Load() == 0 {
-		// Before the first refresh the cache would fetch synchronously, bypassing the rate limit.
+	if !r.fetched.Load() {
+		// Before the first successful fetch the cache would fetch synchronously, bypassing the
+		// rate limit, or answer that it holds no set.
 		return nil, errors.New("authn: jwks not fetched yet")
 	}
 	return r.cache.Get(ctx, r.url)
@@ -274,24 +283,34 @@ func (r *remoteKeys) cached(ctx context.Context, kid string) (jwk.Key, bool) {
 	return set.LookupKeyID(kid)
 }
 
-// refresh refetches the JWKS unless that happened less than minRefresh ago.
+// interval is the least time between two on-demand fetches: minRefresh once a set is held,
+// retryUnfetched before.
+func (r *remoteKeys) interval() time.Duration {
+	if r.fetched.Load() {
+		return r.minRefresh
+	}
+	return min(r.minRefresh, retryUnfetched)
+}
+
+// refresh refetches the JWKS unless that happened less than interval ago.
 func (r *remoteKeys) refresh(ctx context.Context) error {
 	r.refreshing.Lock()
 	defer r.refreshing.Unlock()
-	if last := r.lastRefresh.Load(); last != 0 && time.Since(time.Unix(0, last)) < r.minRefresh {
+	if last := r.lastRefresh.Load(); last != 0 && time.Since(time.Unix(0, last)) < r.interval() {
 		return errRefreshLimited
 	}
 	r.lastRefresh.Store(time.Now().UnixNano())
 	if _, err := r.cache.Refresh(ctx, r.url); err != nil {
 		return fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
 	}
+	r.fetched.Store(true)
 	return nil
 }
 
 // unavailable reports that keys cannot be had right now, with a hint when to retry.
 func (r *remoteKeys) unavailable(cause error) *apperr.Error {
 	e := apperr.Wrap(cause, apperr.Unavailable, "keys_unavailable", "The token cannot be checked right now.")
-	wait := r.minRefresh - time.Since(time.Unix(0, r.lastRefresh.Load()))
+	wait := r.interval() - time.Since(time.Unix(0, r.lastRefresh.Load()))
 	e.RetryAfter = max(wait, time.Second)
 	return e
 }
