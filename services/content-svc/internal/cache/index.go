@@ -64,6 +64,8 @@ type entrySet struct {
 	n    int
 }
 
+// add adds e, above every entry added before; entries is the catalog's size as counted before
+// it was read, which rows added since then may pass.
 func (s *entrySet) add(e int32, entries int) {
 	s.n++
 	if s.bits == nil {
@@ -71,11 +73,12 @@ func (s *entrySet) add(e int32, entries int) {
 		if 32*len(s.list) <= entries {
 			return
 		}
-		s.bits = make([]uint64, (entries+63)/64)
+		s.bits = make([]uint64, (max(entries, int(e)+1)+63)/64)
 		for _, x := range s.list {
 			s.bits[x/64] |= 1 << (x % 64)
 		}
 		s.list = nil
+		return
 	}
 	for int(e/64) >= len(s.bits) {
 		s.bits = append(s.bits, 0)
