@@ -9,6 +9,7 @@
 #   BENCH_DURATION  length of each attack (default 10s)
 #   BENCH_WORKERS   concurrent workers (default 64)
 #   BENCH_CEILING   req/s of the trivial handler in the same run (scripts/bench.sh passes it)
+#   SERVICE_GOMEMLIMIT  identity-svc's soft memory limit, as for every service (scripts/bench.sh)
 #   BENCH_PROFILE   1: CPU profiles of each attack in .state/bench/identity-<attack>.pprof/.top
 set -euo pipefail
 
@@ -46,8 +47,7 @@ export ACCESS_TOKEN_TTL=1h
 if (exec 3<>"/dev/tcp/${ADDR%:*}/${ADDR##*:}") 2>/dev/null; then
 	die "$ADDR is already in use (a stale process?); stop it first"
 fi
-# As scripts/bench.sh runs every service: with the Helm chart's soft memory limit.
-GOMEMLIMIT="${BENCH_GOMEMLIMIT:-200MiB}" "$OUT/identity-svc" serve >"$OUT/identity-svc.log" 2>&1 &
+GOMEMLIMIT="${SERVICE_GOMEMLIMIT:?scripts/bench.sh sets it}" "$OUT/identity-svc" serve >"$OUT/identity-svc.log" 2>&1 &
 pid=$!
 # shellcheck disable=SC2329 # invoked by the trap
 cleanup() {

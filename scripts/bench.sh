@@ -64,7 +64,8 @@ CEILING_ADDR="127.0.0.1:18090"
 # SERVICE_ENV runs a service as the Helm chart does, with a soft memory limit (GOMEMLIMIT, there
 # the pod's limit): 200 MiB leaves the bench's 256 MiB budget for each service's RSS room for
 # what the Go runtime does not count (the binary's own pages).
-SERVICE_ENV=(env "GOMEMLIMIT=${BENCH_GOMEMLIMIT:-200MiB}")
+SERVICE_GOMEMLIMIT="${BENCH_GOMEMLIMIT:-200MiB}"
+SERVICE_ENV=(env "GOMEMLIMIT=$SERVICE_GOMEMLIMIT")
 # CEILING is the trivial handler's throughput in this run (req/s); every line is read against it.
 CEILING=0
 # Extra vegeta attack flags, such as the Authorization header of the content attacks.
@@ -318,7 +319,7 @@ bench_agentteam() {
 bench_identity() {
 	echo
 	echo "identity-svc (vegeta; its own database, prefixes and rate limits raised out of the way)"
-	BENCH_CEILING="$CEILING" "$REPO/scripts/bench-identity.sh"
+	BENCH_CEILING="$CEILING" SERVICE_GOMEMLIMIT="$SERVICE_GOMEMLIMIT" "$REPO/scripts/bench-identity.sh"
 }
 
 main() {

@@ -216,10 +216,7 @@ func (b *builder) Row(r catalog.ListingRow) error {
 	for i, sort := range catalog.Sorts() {
 		p := r.Places[i]
 		if sort == catalog.SortPopular {
-			if p != int(e)+1 {
-				return fmt.Errorf("cache: listing row %d is not in the popular order", e)
-			}
-			continue
+			continue // the entries' own order
 		}
 		order := ix.orders[sort]
 		if p < 1 || p > b.max || p <= len(order) && order[p-1] != -1 {
@@ -296,7 +293,7 @@ type scratch struct {
 	has, ge1, ge2, ge3 []uint64
 }
 
-// match is a query compiled against an index: ok tells whether an entry passes.
+// match is a query compiled against an index: chosen tells which entries pass.
 type match struct {
 	ix         *index
 	none       bool        // a filter names something no template has
@@ -459,16 +456,6 @@ func (m *match) release() {
 	m.s = nil
 }
 
-func (m *match) ok(e int32) bool {
-	switch {
-	case m.words > 0:
-		return m.s.matched[e/64]>>(e%64)&1 != 0
-	case m.filtered:
-		return m.s.passing[e/64]>>(e%64)&1 != 0
-	}
-	return true
-}
-
 // filter sets the bits of the entries that pass the filters: those of the smallest set that is
 // a list and pass the others, or, when every set is a bitmap, their AND a word at a time.
 func (m *match) filter() {
@@ -532,25 +519,23 @@ func (m *match) passesSets(e int32) bool {
 	return true
 }
 
-// page answers up to limit passing entries after the first offset in the order of sort:
-// walking that order, or, for relevance, the popular order into one bucket per score (each
-// kept only as long as a page can reach into it); the relevance walk passes every match, so it
+// page answers up to limit passing entries after the first offset in the order of sort. A
+// relevance page takes the matches of each score, from the highest, in the popular order, and
 // answers their number too (counted).
 func (m *match) page(sort string, offset, limit int) (entries []int32, total int, counted bool) {
 	if m.none {
 		return nil, 0, true
 	}
-	if sort != catalog.SortRelevance {
+	if sort != catalog.SortRelevance || m.words == 0 {
 		if chosen := m.chosen(); chosen != nil {
 			return m.pageOf(chosen, sort, offset, limit), 0, false
 		}
+		// Every entry passes: the page is a window of the order.
 		m.ix.walk(sort, func(e int32) bool {
-			if m.ok(e) {
-				if offset > 0 {
-					offset--
-				} else {
-					entries = append(entries, e)
-				}
+			if offset > 0 {
+				offset--
+			} else {
+				entries = append(entries, e)
 			}
 			return len(entries) < limit
 		})

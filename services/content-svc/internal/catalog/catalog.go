@@ -145,7 +145,8 @@ const (
 )
 
 // ListingRow is a catalog template as an in-memory listing index reads it: its id, what the
-// filters test, and its place in each of the Sorts (Places, in that order, 1 first).
+// filters test, and its place in each of the Sorts (Places, in that order, 1 first; its
+// popular place is its number in the listing, which is in that order).
 type ListingRow struct {
 	ID          string
 	IsPremium   bool

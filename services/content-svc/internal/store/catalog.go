@@ -504,10 +504,14 @@ func (s *Catalog) Listing(ctx context.Context, cards int, v catalog.ListingVisit
 	}, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 }
 
+// listingRows reads the rows in the popular order: a row's popular place is its own number,
+// the others come from a window each.
 func listingRows(tx *gorm.DB, v catalog.ListingVisitor) error {
-	places := make([]string, len(catalog.Sorts()))
-	for i, sort := range catalog.Sorts() {
-		places[i] = `row_number() OVER (ORDER BY ` + sortOrders[sort] + `)`
+	var places []string
+	for _, sort := range catalog.Sorts() {
+		if sort != catalog.SortPopular {
+			places = append(places, `row_number() OVER (ORDER BY `+sortOrders[sort]+`)`)
+		}
 	}
 	rows, err := tx.Raw(`SELECT c.id, c.is_premium, c.primary_mode, array_to_string(c.aspects, ','),
 			array_to_string(c.category_ids, ','), array_to_string(c.tag_ids, ','), ` + strings.Join(places, ", ") + `
@@ -516,13 +520,20 @@ func listingRows(tx *gorm.DB, v catalog.ListingVisitor) error {
 		return fmt.Errorf("store: read listing: %w", err)
 	}
 	defer rows.Close()
-	for rows.Next() {
+	for n := 1; rows.Next(); n++ {
 		var (
 			r                   catalog.ListingRow
 			aspects, cats, tags string
 		)
-		if err := rows.Scan(&r.ID, &r.IsPremium, &r.PrimaryMode, &aspects, &cats, &tags,
-			&r.Places[0], &r.Places[1], &r.Places[2], &r.Places[3]); err != nil {
+		dest := []any{&r.ID, &r.IsPremium, &r.PrimaryMode, &aspects, &cats, &tags}
+		for i, sort := range catalog.Sorts() {
+			if sort == catalog.SortPopular {
+				r.Places[i] = n
+			} else {
+				dest = append(dest, &r.Places[i])
+			}
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("store: read listing row: %w", err)
 		}
 		r.Aspects, r.CategoryIDs, r.TagIDs = splitList(aspects), splitList(cats), splitList(tags)
