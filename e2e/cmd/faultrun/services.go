@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -35,8 +36,11 @@ type replica struct {
 	// exited); drainServed counts the answers it gave meanwhile and drainBroken the attempts
 	// sent to it whose connection broke (an accepted request lost by the shutdown).
 	// ready is the replica's last readiness probe: the client sends new requests to ready
-	// replicas only, as a load balancer does.
+	// replicas only, as a load balancer does. terminating is set once /readyz said
+	// shutting_down and cleared when it next passes: like an endpoint Kubernetes marks
+	// terminating, such a replica gets no new request even when no replica is ready.
 	ready       atomic.Bool
+	terminating atomic.Bool
 	draining    atomic.Bool
 	drainServed atomic.Int64
 	drainBroken atomic.Int64
@@ -59,11 +63,21 @@ func (r *replica) broke(method, path string, err error) {
 func (s *service) pick(n uint64) int { return int(n % uint64(len(s.replicas))) }
 
 // route returns the first replica from the n-th on whose readiness probe passed, as a load
-// balancer sends only to ready endpoints; with none ready, the n-th.
+// balancer sends only to ready endpoints. With none ready (a dependency blinks for all of
+// them) it fails open to the first that is not terminating, and only when every replica is
+// terminating to the n-th: a replica that is shutting down must not get new requests because
+// its peer's NATS connection is reconnecting (seed 417252: SIGTERM identity-svc-2 while
+// identity-svc-1 reconnected to NATS sent 49 requests to the draining replica, and one DELETE
+// written onto an idle keep-alive connection as Shutdown closed it broke).
 func (s *service) route(n int) *replica {
-	for k := range len(s.replicas) {
-		if r := s.replicas[(n+k)%len(s.replicas)]; r.ready.Load() {
-			return r
+	for _, usable := range []func(*replica) bool{
+		func(r *replica) bool { return r.ready.Load() },
+		func(r *replica) bool { return !r.terminating.Load() },
+	} {
+		for k := range len(s.replicas) {
+			if r := s.replicas[(n+k)%len(s.replicas)]; usable(r) {
+				return r
+			}
 		}
 	}
 	return s.replicas[n%len(s.replicas)]
@@ -82,8 +96,15 @@ func (r *replica) probe(ctx context.Context) {
 		if req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url+"/readyz", nil); err == nil {
 			if resp, err := hc.Do(req); err == nil {
 				ready = resp.StatusCode == http.StatusOK
+				body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 				_ = resp.Body.Close()
+				if bytes.Contains(body, []byte(`"status":"shutting_down"`)) {
+					r.terminating.Store(true)
+				}
 			}
+		}
+		if ready {
+			r.terminating.Store(false)
 		}
 		r.ready.Store(ready)
 		select {
