@@ -241,6 +241,18 @@ var _ = Describe("the listing index", func() {
 		Expect(list.reads.Load()).To(BeNumerically(">=", 2))
 	})
 
+	It("keeps listing from the database when a read of the index panics, and reads it again on the next change", func() {
+		list.during = func() { panic("a bug in the index") }
+		listen(c, src)
+		runIndexer(c, list, every)
+		Eventually(list.reads.Load).WithTimeout(5 * time.Second).Should(BeEquivalentTo(1))
+		Consistently(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(300 * time.Millisecond).Should(BeFalse())
+
+		c.Forget()
+		Eventually(func() bool { return fromIndex(c, src, probe()) }).WithTimeout(5 * time.Second).Should(BeTrue())
+		Expect(list.reads.Load()).To(BeEquivalentTo(2))
+	})
+
 	It("keeps no index of a catalog larger than its bound", func() {
 		listen(c, src)
 		runIndexer(c, list, cache.IndexOptions{MaxTemplates: 100, Cards: 100})

@@ -3,11 +3,14 @@ package cache
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
@@ -93,7 +96,7 @@ func (x *Indexer) refresh(ctx context.Context) {
 		return
 	}
 	start := time.Now()
-	ix, err := buildIndex(ctx, x.src, t, n, x.opts)
+	ix, err := x.read(ctx, t, n)
 	if err != nil {
 		x.failed(ctx, err, x.opts.MaxTemplates+1)
 		return
@@ -105,6 +108,21 @@ func (x *Indexer) refresh(ctx context.Context) {
 	x.templates.Set(float64(len(ix.ids)))
 	x.log.Debug("catalog index read", "templates", len(ix.ids), "cards", len(ix.kept), "lexemes", ix.lexemes(),
 		"bytes", ix.size(), "took", time.Since(start))
+}
+
+// errIndexPanicked marks a read of the index that panicked: a bug, not a database failure.
+var errIndexPanicked = errors.New("cache: the index read panicked")
+
+// read reads the catalog of n templates into an index with ticket t. A panic while reading
+// becomes an error: the index only spares the database work, so a bug in it must cost the
+// process its index (listings read the database), not its life.
+func (x *Indexer) read(ctx context.Context, t pglisten.Ticket, n int) (ix *index, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			ix, err = nil, fmt.Errorf("%w: %v\n%s", errIndexPanicked, p, debug.Stack())
+		}
+	}()
+	return buildIndex(ctx, x.src, t, n, x.opts)
 }
 
 // failed drops the index after a read that failed or a catalog of n templates, too large.
@@ -119,6 +137,8 @@ func (x *Indexer) failed(ctx context.Context, err error, n int) {
 		}
 		x.tooLarge = true
 		x.log.Info("catalog index not kept: the catalog is larger than its bound", "max_templates", x.opts.MaxTemplates, "templates", n)
+	case errors.Is(err, errIndexPanicked):
+		x.log.Error("catalog index not read; listings read the database until the next change", "error", err)
 	default:
 		x.log.Warn("catalog index not read; listings read the database until the next change", "error", err)
 	}
