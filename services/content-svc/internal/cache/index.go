@@ -285,12 +285,16 @@ func (ix *index) lexeme(l int) string { return ix.text[ix.textAt[l]:ix.textAt[l+
 
 // scratch is a query's state, a bit per entry in each bitmap: which entries pass the
 // filters, which match every word so far, their summed weights (bit-sliced: score[j] holds bit
-// j of each entry's score), and the current word's entries and best weights (ge1..ge3: a
-// weight of at least 1, 2, 3).
+// j of each entry's score; only the bits of matched entries mean anything), and the current
+// word's entries and best weights (ge1..ge3: a weight of at least 1, 2, 3). has and ge1..ge3
+// are all zero unless held says a word left its bits there; touched lists the bitmap words a
+// word of lists set bits in.
 type scratch struct {
 	passing, matched   []uint64
 	score              [][]uint64
 	has, ge1, ge2, ge3 []uint64
+	held               bool
+	touched            []int
 }
 
 // match is a query compiled against an index: chosen tells which entries pass.
@@ -358,11 +362,8 @@ func (ix *index) compile(q catalog.TemplateQuery) (*match, bool) {
 		} else {
 			m.all(m.s.matched)
 		}
-		for _, plane := range m.s.score[:m.planes] {
-			clear(plane)
-		}
-		for _, w := range q.Words {
-			m.matchWord(w)
+		for i, w := range q.Words {
+			m.matchWord(w, i == 0)
 		}
 	}
 	return m, true
@@ -379,56 +380,122 @@ func (m *match) all(b []uint64) {
 }
 
 // matchWord keeps the entries that have a lexeme starting with w and adds the best weight
-// among those lexemes to their score, 64 entries at a time.
-func (m *match) matchWord(w string) {
+// among those lexemes to their score (the first word sets it), 64 entries at a time. A word
+// with a bitmap lexeme copies the first one into the word's bitmaps and ORs the others; a word
+// of lists only touches the bitmap words its entries fall in (matchLists).
+func (m *match) matchWord(w string, first bool) {
 	ix, s := m.ix, m.s
-	clear(s.has)
-	clear(s.ge1)
-	clear(s.ge2)
-	clear(s.ge3)
-	for l := sort.Search(ix.lexemes(), func(l int) bool { return ix.lexeme(l) >= w }); l < ix.lexemes() && strings.HasPrefix(ix.lexeme(l), w); l++ {
-		if ix.postAt[l] == ix.postAt[l+1] {
-			d := ix.dense[int32(l)] // #nosec G115 -- below the lexeme count
-			for i, h := range d.has {
-				lo, hi := d.lo[i], d.hi[i]
-				s.has[i] |= h
-				s.ge1[i] |= lo | hi
-				s.ge2[i] |= hi
-				s.ge3[i] |= lo & hi
-			}
+	from := sort.Search(ix.lexemes(), func(l int) bool { return ix.lexeme(l) >= w })
+	to := from
+	for to < ix.lexemes() && strings.HasPrefix(ix.lexeme(to), w) {
+		to++
+	}
+	copied := false
+	for l := from; l < to; l++ {
+		if ix.postAt[l] != ix.postAt[l+1] {
 			continue
 		}
-		for _, p := range ix.post[ix.postAt[l]:ix.postAt[l+1]] {
-			e, weight := p>>2, p&3
-			i, bit := e/64, uint64(1)<<(e%64)
-			s.has[i] |= bit
-			if weight >= 1 {
-				s.ge1[i] |= bit
+		d := ix.dense[int32(l)] // #nosec G115 -- below the lexeme count
+		if !copied {
+			for i, h := range d.has {
+				lo, hi := d.lo[i], d.hi[i]
+				s.has[i], s.ge1[i], s.ge2[i], s.ge3[i] = h, lo|hi, hi, lo&hi
 			}
-			if weight >= 2 {
-				s.ge2[i] |= bit
-			}
-			if weight == 3 {
-				s.ge3[i] |= bit
-			}
+			copied, s.held = true, true
+			continue
+		}
+		for i, h := range d.has {
+			lo, hi := d.lo[i], d.hi[i]
+			s.has[i] |= h
+			s.ge1[i] |= lo | hi
+			s.ge2[i] |= hi
+			s.ge3[i] |= lo & hi
 		}
 	}
-	score := s.score[:m.planes]
+	if !copied {
+		m.matchLists(from, to, first)
+		return
+	}
+	for _, p := range ix.post[ix.postAt[from]:ix.postAt[to]] {
+		s.setPosting(p)
+	}
 	for i := range s.matched {
-		s.matched[i] &= s.has[i]
-		// The best weight, 0 to 3, as two bits; added to the score's planes with a carry.
-		hi := s.ge2[i]
-		lo := s.ge1[i] ^ hi ^ s.ge3[i]
-		carry := score[0][i] & lo
-		score[0][i] ^= lo
+		m.score(i, first)
+	}
+}
+
+// matchLists is matchWord for a word whose lexemes from..to are all lists: it sets their bits,
+// scores the bitmap words they touched, keeps no match elsewhere and zeroes what it set.
+func (m *match) matchLists(from, to int, first bool) {
+	ix, s := m.ix, m.s
+	if s.held {
+		clear(s.has)
+		clear(s.ge1)
+		clear(s.ge2)
+		clear(s.ge3)
+		s.held = false
+	}
+	s.touched = s.touched[:0]
+	for _, p := range ix.post[ix.postAt[from]:ix.postAt[to]] {
+		if i := int(p >> 8); s.has[i] == 0 {
+			s.touched = append(s.touched, i)
+		}
+		s.setPosting(p)
+	}
+	for _, i := range s.touched {
+		m.score(i, first)
+		s.has[i] = s.matched[i]
+	}
+	clear(s.matched)
+	for _, i := range s.touched {
+		s.matched[i] = s.has[i]
+		s.has[i], s.ge1[i], s.ge2[i], s.ge3[i] = 0, 0, 0, 0
+	}
+}
+
+// setPosting sets a posting's entry in the word's bitmaps.
+func (s *scratch) setPosting(p int32) {
+	e, weight := p>>2, p&3
+	i, bit := e/64, uint64(1)<<(e%64)
+	s.has[i] |= bit
+	if weight >= 1 {
+		s.ge1[i] |= bit
+	}
+	if weight >= 2 {
+		s.ge2[i] |= bit
+	}
+	if weight == 3 {
+		s.ge3[i] |= bit
+	}
+}
+
+// score keeps bitmap word i's entries that the word has and adds the word's best weight, 0 to
+// 3 as two bits, to their score's planes with a carry; the first word sets the score instead.
+func (m *match) score(i int, first bool) {
+	s := m.s
+	s.matched[i] &= s.has[i]
+	score := s.score[:m.planes]
+	hi := s.ge2[i]
+	lo := s.ge1[i] ^ hi ^ s.ge3[i]
+	if first {
+		score[0][i] = lo
 		if len(score) > 1 {
-			next := score[1][i]&hi | score[1][i]&carry | hi&carry
-			score[1][i] ^= hi ^ carry
-			carry = next
+			score[1][i] = hi
 		}
-		for j := 2; j < len(score) && carry != 0; j++ {
-			score[j][i], carry = score[j][i]^carry, score[j][i]&carry
+		for j := 2; j < len(score); j++ {
+			score[j][i] = 0
 		}
+		return
+	}
+	carry := score[0][i] & lo
+	score[0][i] ^= lo
+	if len(score) > 1 {
+		next := score[1][i]&hi | score[1][i]&carry | hi&carry
+		score[1][i] ^= hi ^ carry
+		carry = next
+	}
+	for j := 2; j < len(score) && carry != 0; j++ {
+		score[j][i], carry = score[j][i]^carry, score[j][i]&carry
 	}
 }
 
@@ -546,6 +613,9 @@ func (m *match) page(sort string, offset, limit int) (entries []int32, total int
 		for w, x := range m.s.matched {
 			if len(entries) == limit {
 				break
+			}
+			if x == 0 {
+				continue
 			}
 			for j, plane := range m.s.score[:m.planes] {
 				if sc>>j&1 != 0 {

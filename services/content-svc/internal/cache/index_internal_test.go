@@ -124,3 +124,122 @@ var _ = Describe("the index's filter sets", func() {
 		Entry("counted when smaller", 100),
 	)
 })
+
+// searchLister lists rows, then lexemes, as given.
+type searchLister struct {
+	rowsLister
+	lexemes []catalog.ListingLexeme
+}
+
+func (l searchLister) Listing(ctx context.Context, cards int, v catalog.ListingVisitor) error {
+	if err := l.rowsLister.Listing(ctx, cards, v); err != nil {
+		return err
+	}
+	for _, x := range l.lexemes {
+		if err := v.Lexeme(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var _ = Describe("the index's search", func() {
+	It("matches, totals and ranks words as a scan of the postings does, over bitmaps and lists, query after query", func() {
+		n := catalogSize
+		r := rand.New(rand.NewPCG(3, 5)) // #nosec G404 -- test data
+		rows := make(rowsLister, n)
+		for i := range rows {
+			rows[i] = catalog.ListingRow{ID: uuid.NewString(), IsPremium: i%7 == 0, PrimaryMode: "video", Places: [4]int{i + 1, i + 1, i + 1, i + 1}}
+			if r.Float64() < 0.3 {
+				rows[i].TagIDs = []string{"t1"}
+			}
+		}
+		// Each lexeme's share of the catalog: past 3/32 it is a bitmap, else a list.
+		shares := []struct {
+			text  string
+			share float64
+		}{
+			{"al", 0.01}, {"alp", 0.04}, {"alpha", 0.5}, {"alpine", 0.12}, {"alps", 0.02},
+			{"bet", 0.05}, {"beta", 0.01}, {"gam", 0.2}, {"gamma", 0.3}, {"gamut", 0.002},
+		}
+		// weight[l][e] is lexeme l's weight at entry e, -1 where e has not got it.
+		weight := make([][]int, len(shares))
+		var lexemes []catalog.ListingLexeme
+		for l, sh := range shares {
+			weight[l] = make([]int, n)
+			x := catalog.ListingLexeme{Text: sh.text}
+			for e := range n {
+				weight[l][e] = -1
+				if r.Float64() < sh.share {
+					weight[l][e] = r.IntN(4)
+					x.Entries = append(x.Entries, int32(e)) // #nosec G115 -- below n
+					x.Weights = append(x.Weights, uint8(weight[l][e]))
+				}
+			}
+			lexemes = append(lexemes, x)
+		}
+		ix, err := buildIndex(context.Background(), searchLister{rows, lexemes}, pglisten.Ticket{}, n, IndexOptions{MaxTemplates: n})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ix.dense).To(HaveLen(4), "alpha, alpine, gam and gamma are bitmaps")
+
+		words := []string{"a", "al", "alp", "alph", "alps", "alpine", "b", "beta", "bet", "g", "gamu", "gamma", "zeta"}
+		yes := true
+		compared := 0
+		for range 400 {
+			q := catalog.TemplateQuery{}
+			for range 1 + r.IntN(3) {
+				q.Words = append(q.Words, words[r.IntN(len(words))])
+			}
+			switch r.IntN(3) {
+			case 1:
+				q.IsPremium = &yes
+			case 2:
+				q.TagIDs = []string{"t1"}
+			}
+			what := fmt.Sprintf("%q premium %v tags %v", q.Words, q.IsPremium != nil, q.TagIDs)
+			type scored struct {
+				e     int32
+				score int
+			}
+			var want []scored
+			for e, row := range rows {
+				if q.IsPremium != nil && !row.IsPremium || len(q.TagIDs) > 0 && len(row.TagIDs) == 0 {
+					continue
+				}
+				score := 0
+				for _, w := range q.Words {
+					best := -1
+					for l, sh := range shares {
+						if strings.HasPrefix(sh.text, w) {
+							best = max(best, weight[l][e])
+						}
+					}
+					if best < 0 {
+						score = -1
+						break
+					}
+					score += best
+				}
+				if score >= 0 {
+					want = append(want, scored{int32(e), score}) // #nosec G115 -- below n
+				}
+			}
+			slices.SortStableFunc(want, func(a, b scored) int { return b.score - a.score })
+			var ranked []int32
+			for _, s := range want {
+				ranked = append(ranked, s.e)
+			}
+			offset := r.IntN(3) * 10
+			m, ok := ix.compile(q)
+			Expect(ok).To(BeTrue())
+			Expect(m.count()).To(Equal(len(want)), what)
+			page, total, counted := m.page(catalog.SortRelevance, offset, 10)
+			Expect(counted).To(BeTrue())
+			Expect(total).To(Equal(len(want)), what)
+			Expect(page).To(Equal(window(ranked, offset, 10)), what)
+			m.release()
+			compared++
+		}
+		Expect(compared).To(Equal(400))
+	})
+})
