@@ -419,9 +419,7 @@ func (m *match) matchWord(w string, first bool) {
 	for _, p := range ix.post[ix.postAt[from]:ix.postAt[to]] {
 		s.setPosting(p)
 	}
-	for i := range s.matched {
-		m.score(i, first)
-	}
+	m.score(0, len(s.matched), first)
 }
 
 // matchLists is matchWord for a word whose lexemes from..to are all lists: it sets their bits,
@@ -443,7 +441,7 @@ func (m *match) matchLists(from, to int, first bool) {
 		s.setPosting(p)
 	}
 	for _, i := range s.touched {
-		m.score(i, first)
+		m.score(i, i+1, first)
 		s.has[i] = s.matched[i]
 	}
 	clear(s.matched)
@@ -469,33 +467,35 @@ func (s *scratch) setPosting(p int32) {
 	}
 }
 
-// score keeps bitmap word i's entries that the word has and adds the word's best weight, 0 to
-// 3 as two bits, to their score's planes with a carry; the first word sets the score instead.
-func (m *match) score(i int, first bool) {
+// score keeps the entries of bitmap words from..to that the word has and adds the word's best
+// weight, 0 to 3 as two bits, to their score's planes with a carry; the first word sets the
+// score instead. A query with words has at least two planes (bits.Len of 3).
+func (m *match) score(from, to int, first bool) {
 	s := m.s
-	s.matched[i] &= s.has[i]
-	score := s.score[:m.planes]
-	hi := s.ge2[i]
-	lo := s.ge1[i] ^ hi ^ s.ge3[i]
+	matched, has, ge1, ge2, ge3 := s.matched[from:to], s.has[from:to], s.ge1[from:to], s.ge2[from:to], s.ge3[from:to]
+	s0, s1, rest := s.score[0][from:to], s.score[1][from:to], s.score[2:m.planes]
 	if first {
-		score[0][i] = lo
-		if len(score) > 1 {
-			score[1][i] = hi
+		for i := range matched {
+			matched[i] &= has[i]
+			s0[i], s1[i] = ge1[i]^ge2[i]^ge3[i], ge2[i]
 		}
-		for j := 2; j < len(score); j++ {
-			score[j][i] = 0
+		for _, plane := range rest {
+			clear(plane[from:to])
 		}
 		return
 	}
-	carry := score[0][i] & lo
-	score[0][i] ^= lo
-	if len(score) > 1 {
-		next := score[1][i]&hi | score[1][i]&carry | hi&carry
-		score[1][i] ^= hi ^ carry
+	for i := range matched {
+		matched[i] &= has[i]
+		hi := ge2[i]
+		lo := ge1[i] ^ hi ^ ge3[i]
+		carry := s0[i] & lo
+		s0[i] ^= lo
+		next := s1[i]&hi | s1[i]&carry | hi&carry
+		s1[i] ^= hi ^ carry
 		carry = next
-	}
-	for j := 2; j < len(score) && carry != 0; j++ {
-		score[j][i], carry = score[j][i]^carry, score[j][i]&carry
+		for j := 0; j < len(rest) && carry != 0; j++ {
+			rest[j][from+i], carry = rest[j][from+i]^carry, rest[j][from+i]&carry
+		}
 	}
 }
 
