@@ -21,22 +21,10 @@ func BenchmarkSearchMillion(b *testing.B) {
 	for i := range rows {
 		rows[i] = catalog.ListingRow{ID: uuid.NewString(), PrimaryMode: "video", Places: [4]int{i + 1, i + 1, i + 1, i + 1}}
 	}
-	var lexemes []catalog.ListingLexeme
-	for _, x := range []struct {
-		text  string
-		share float64
-	}{
+	lexemes := randomLexemes(r, n, []lexemeShare{
 		{"al", 0.01}, {"alp", 0.04}, {"alpha", 0.3}, {"alpine", 0.12}, {"alps", 0.02}, {"bet", 0.05},
 		{"beta", 0.01}, {"gam", 0.2}, {"gamma", 0.3}, {"gamut", 0.002}, {"wed", 0.001}, {"wedding", 0.003},
-	} {
-		l := catalog.ListingLexeme{Text: x.text}
-		for e := range int32(n) {
-			if r.Float64() < x.share {
-				l.Entries, l.Weights = append(l.Entries, e), append(l.Weights, uint8(r.IntN(4))) // #nosec G115 -- below 4
-			}
-		}
-		lexemes = append(lexemes, l)
-	}
+	})
 	ix, err := buildIndex(context.Background(), searchLister{rows, lexemes}, pglisten.Ticket{}, n, IndexOptions{MaxTemplates: n})
 	if err != nil {
 		b.Fatal(err)

@@ -143,6 +143,28 @@ func (l searchLister) Listing(ctx context.Context, cards int, v catalog.ListingV
 	return nil
 }
 
+// lexemeShare is a search lexeme and the share of the catalog that has it.
+type lexemeShare struct {
+	text  string
+	share float64
+}
+
+// randomLexemes gives each lexeme (in byte order) to about its share of n entries, each with a
+// random weight.
+func randomLexemes(r *rand.Rand, n int, shares []lexemeShare) []catalog.ListingLexeme {
+	lexemes := make([]catalog.ListingLexeme, 0, len(shares))
+	for _, sh := range shares {
+		x := catalog.ListingLexeme{Text: sh.text}
+		for e := range int32(n) { // #nosec G115 -- a test catalog
+			if r.Float64() < sh.share {
+				x.Entries, x.Weights = append(x.Entries, e), append(x.Weights, uint8(r.IntN(4))) // #nosec G115 -- below 4
+			}
+		}
+		lexemes = append(lexemes, x)
+	}
+	return lexemes
+}
+
 var _ = Describe("the index's search", func() {
 	It("matches, totals and ranks words as a scan of the postings does, over bitmaps and lists, query after query", func() {
 		n := catalogSize
@@ -155,29 +177,10 @@ var _ = Describe("the index's search", func() {
 			}
 		}
 		// Each lexeme's share of the catalog: past 3/32 it is a bitmap, else a list.
-		shares := []struct {
-			text  string
-			share float64
-		}{
+		lexemes := randomLexemes(r, n, []lexemeShare{
 			{"al", 0.01}, {"alp", 0.04}, {"alpha", 0.5}, {"alpine", 0.12}, {"alps", 0.02},
 			{"bet", 0.05}, {"beta", 0.01}, {"gam", 0.2}, {"gamma", 0.3}, {"gamut", 0.002},
-		}
-		// weight[l][e] is lexeme l's weight at entry e, -1 where e has not got it.
-		weight := make([][]int, len(shares))
-		var lexemes []catalog.ListingLexeme
-		for l, sh := range shares {
-			weight[l] = make([]int, n)
-			x := catalog.ListingLexeme{Text: sh.text}
-			for e := range n {
-				weight[l][e] = -1
-				if r.Float64() < sh.share {
-					weight[l][e] = r.IntN(4)
-					x.Entries = append(x.Entries, int32(e)) // #nosec G115 -- below n
-					x.Weights = append(x.Weights, uint8(weight[l][e]))
-				}
-			}
-			lexemes = append(lexemes, x)
-		}
+		})
 		ix, err := buildIndex(context.Background(), searchLister{rows, lexemes}, pglisten.Ticket{}, n, IndexOptions{MaxTemplates: n})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ix.dense).To(HaveLen(4), "alpha, alpine, gam and gamma are bitmaps")
@@ -209,9 +212,9 @@ var _ = Describe("the index's search", func() {
 				score := 0
 				for _, w := range q.Words {
 					best := -1
-					for l, sh := range shares {
-						if strings.HasPrefix(sh.text, w) {
-							best = max(best, weight[l][e])
+					for _, x := range lexemes {
+						if i, ok := slices.BinarySearch(x.Entries, int32(e)); ok && strings.HasPrefix(x.Text, w) { // #nosec G115 -- below n
+							best = max(best, int(x.Weights[i]))
 						}
 					}
 					if best < 0 {
