@@ -121,7 +121,30 @@ func StartNATSCluster(n int) []*NATSServer {
 	for _, s := range nodes {
 		s.waitAnswers()
 	}
+	// Every node answering is not yet every node a placement peer: the meta leader may still
+	// see one offline ("no suitable peers for placement") while routes settle.
+	gomega.Eventually(func() error { return placesReplicas(ClusterURL(nodes), n) }).WithTimeout(30*time.Second).
+		WithPolling(100*time.Millisecond).Should(gomega.Succeed(), "the NATS cluster cannot place %d replicas", n)
 	return nodes
+}
+
+// placesReplicas creates and deletes a memory stream of n replicas through the servers at url.
+func placesReplicas(url string, n int) error {
+	nc, err := nats.Connect(url, nats.Timeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	js, err := nc.JetStream(nats.MaxWait(2 * time.Second))
+	if err != nil {
+		return err
+	}
+	const probe = "TESTKIT_PLACEMENT_PROBE"
+	if _, err := js.AddStream(&nats.StreamConfig{Name: probe, Subjects: []string{"testkit.placement.probe"},
+		Replicas: n, Storage: nats.MemoryStorage}); err != nil {
+		return err
+	}
+	return js.DeleteStream(probe)
 }
 
 // ClusterURL is NATS_URL for the given servers: their client URLs, comma-separated.
