@@ -94,7 +94,7 @@ lint: tools openapi-lint
 # gosec runs per module directory (it does not read go.work), over every module go.work uses,
 # skipping oapi-codegen and protoc output. e2e is the test harness and load tools, never
 # deployed: the rules about subprocesses, file paths and permissions, math/rand and integer
-# conversions are excluded there (docs/decisions.md, "Fuzzing and gosec").
+# conversions are excluded there (docs/adr/0050-fuzzing-and-gosec.md).
 GOSEC_E2E_EXCLUDE := G101,G115,G204,G301,G302,G304,G306,G404,G703
 gosec: tools
 	@status=0; \

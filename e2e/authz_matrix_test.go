@@ -17,9 +17,10 @@ import (
 // calls the operation on it as callers who must be refused: nobody, an expired token, tenant
 // B's administrator (the owner of B's organization), a plain user or Member beside the owner,
 // the wrong kind of token, and the row's own mixed-id attempts. Every refusal must be the
-// status the specs and docs/decisions.md give and hold none of the record's data; a changing
-// operation must leave the record as it was (the owner reads it back); then the owner's own
-// call must work, so a row whose request cannot reach the record fails.
+// status the specs and the ADRs give (docs/adr/0048-authorization-matrix.md) and hold none of
+// the record's data; a changing operation must leave the record as it was (the owner reads it
+// back); then the owner's own call must work, so a row whose request cannot reach the record
+// fails.
 
 // admits is the kind of token an operation's policy takes.
 type admits int

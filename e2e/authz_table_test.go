@@ -11,7 +11,7 @@ import (
 // member of the tenant who may read but not manage it; content-svc answers 403 to anyone but a
 // platform administrator on catalog writes and 404 for unpublished records to whoever may not
 // see them; agentteam-svc answers an empty 403 to a caller without the capability on an
-// existing record, whoever they are (docs/decisions.md).
+// existing record, whoever they are (docs/adr/0048-authorization-matrix.md).
 var matrix = []row{
 	// --- identity-svc: the caller's own records -----------------------------------------------
 	{svc: identity, op: "revokeSession", on: sessionOfA, admits: users, other: is(404), member: is(404), ok: []int{204}},
@@ -194,7 +194,7 @@ var matrix = []row{
 	{svc: content, op: "deleteBlog", on: publishedBlogOfA, admits: platformAdmins, other: is(403), member: is(403), ok: []int{204}},
 	{svc: content, op: "listComments", on: pendingCommentOfA, admits: usersOrService, other: leftOut, member: leftOut,
 		query: []string{"blog_id"}},
-	// Anyone may comment on a live post or template, and reply to a comment on it (decisions: comments).
+	// Anyone may comment on a live post or template, and reply to a comment on it (ADR 0039).
 	{svc: content, op: "createComment", on: pendingCommentOfA, admits: usersOrService, other: may, member: may, ok: []int{201},
 		body: func(ids map[string]string, text string) any {
 			return map[string]any{"content": text, "blog_id": ids["blog_id"], "parent_comment_id": ids["parent_comment_id"]}

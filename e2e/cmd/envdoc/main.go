@@ -124,27 +124,25 @@ func load(cache map[string]pkgTypes, dir string) (pkgTypes, error) {
 	return types, nil
 }
 
-// walk appends the variables of struct typeName, descending into untagged struct fields.
+// walk appends the variables of struct typeName, descending into untagged struct fields. Every
+// variable needs a doc comment of its own: a comment over a block of fields says nothing of
+// each, so walk refuses such a field rather than repeat the block's comment.
 func walk(root string, cache map[string]pkgTypes, types pkgTypes, typeName string, vars *[]variable, seen map[string]bool) error {
 	d, ok := types[typeName]
 	if !ok {
 		return fmt.Errorf("type %s not found", typeName)
 	}
-	// A comment above a block of fields (no blank line between them) describes the whole block.
-	blockDoc, prevLine := "", -1
 	for _, field := range d.st.Fields.List {
-		line := d.fset.Position(field.Pos()).Line
 		doc := docOf(field)
-		if doc == "" && line == prevLine+1 {
-			doc = blockDoc
-		}
-		blockDoc, prevLine = doc, d.fset.Position(field.End()).Line
 		tag := reflect.StructTag("")
 		if field.Tag != nil {
 			raw, _ := strconv.Unquote(field.Tag.Value)
 			tag = reflect.StructTag(raw)
 		}
 		if name, ok := tag.Lookup("env"); ok {
+			if doc == "" {
+				return fmt.Errorf("%s: field %s (%s) has no doc comment of its own", d.fset.Position(field.Pos()), fieldName(field), name)
+			}
 			if !seen[name] {
 				seen[name] = true
 				*vars = append(*vars, variable{name: name, def: tag.Get("default"), required: tag.Get("required") == "true", doc: doc})
@@ -177,6 +175,14 @@ func walk(root string, cache map[string]pkgTypes, types pkgTypes, typeName strin
 		}
 	}
 	return nil
+}
+
+// fieldName is the field's Go name, or its type's for an embedded field.
+func fieldName(f *ast.Field) string {
+	if len(f.Names) > 0 {
+		return f.Names[0].Name
+	}
+	return fmt.Sprint(f.Type)
 }
 
 // docOf is the field's doc comment (or trailing comment) on one line, with pipes escaped.

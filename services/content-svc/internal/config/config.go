@@ -49,8 +49,10 @@ type Auth struct {
 type Uploads struct {
 	// MaxSingleBytes is the largest file PUT /projects/{id}/aep accepts in one request.
 	MaxSingleBytes int64 `env:"AEP_MAX_SINGLE_BYTES" default:"1073741824"`
-	// MinMultipartBytes and MaxMultipartBytes bound total_size_bytes of the multipart flow.
+	// MinMultipartBytes is the smallest total_size_bytes the multipart flow accepts (smaller
+	// files take the single PUT).
 	MinMultipartBytes int64 `env:"AEP_MULTIPART_MIN_BYTES" default:"300000000"`
+	// MaxMultipartBytes is the largest total_size_bytes the multipart flow accepts.
 	MaxMultipartBytes int64 `env:"AEP_MULTIPART_MAX_BYTES" default:"3000000000"`
 	// PartSizeBytes is the smallest part size handed out (at least S3's 5 MiB); larger files
 	// get larger parts so that no upload needs more than 1,000 parts.
@@ -73,16 +75,19 @@ type Previews struct {
 	// anything decodes it (a small file can declare a huge image); 16 MP is 4096×4096.
 	MaxImagePixels int64 `env:"SVG_PREVIEW_MAX_IMAGE_PIXELS" default:"16777216"`
 	// AIURL is the external AI service's endpoint; empty uses the built-in generator.
-	AIURL     string        `env:"SVG_PREVIEW_AI_URL"`
-	AIToken   string        `env:"SVG_PREVIEW_AI_TOKEN"`
+	AIURL string `env:"SVG_PREVIEW_AI_URL"`
+	// AIToken is the bearer token sent to the external AI service.
+	AIToken string `env:"SVG_PREVIEW_AI_TOKEN"`
+	// AITimeout bounds one request to the external AI service.
 	AITimeout time.Duration `env:"SVG_PREVIEW_AI_TIMEOUT" default:"60s"`
 	// Lease is how long a worker holds a preview before another may take it over.
 	Lease time.Duration `env:"SVG_PREVIEW_LEASE" default:"2m"`
 	// MaxAttempts is how many generation attempts a preview gets before it is Failed.
 	MaxAttempts int `env:"SVG_PREVIEW_MAX_ATTEMPTS" default:"3"`
-	// StaleAfter and RequeueEvery drive the sweep that queues again the jobs of previews
-	// left Generating without a worker (a dead-lettered wake-up).
-	StaleAfter   time.Duration `env:"SVG_PREVIEW_STALE_AFTER" default:"5m"`
+	// StaleAfter is how long a preview may sit Generating without a live lease (a
+	// dead-lettered wake-up) before the sweep queues its job again.
+	StaleAfter time.Duration `env:"SVG_PREVIEW_STALE_AFTER" default:"5m"`
+	// RequeueEvery is how often that sweep runs.
 	RequeueEvery time.Duration `env:"SVG_PREVIEW_REQUEUE_EVERY" default:"1m"`
 	// Concurrency is how many previews one process generates at once.
 	Concurrency int `env:"SVG_PREVIEW_CONCURRENCY" default:"2"`

@@ -14,10 +14,12 @@ type Billing struct {
 	RedirectAPIURL string `env:"PAYMENT_REDIRECT_API_URL"`
 	// RedirectStartURL is the base of its payment page ({base}/{authority}).
 	RedirectStartURL string `env:"PAYMENT_REDIRECT_START_URL"`
+	// RedirectMerchant is the merchant id the redirect-style gateway knows this platform by.
 	RedirectMerchant string `env:"PAYMENT_REDIRECT_MERCHANT_ID"`
 
 	// WebhookAPIURL is the base of the webhook-style gateway's API (/checkouts, /refunds).
 	WebhookAPIURL string `env:"PAYMENT_WEBHOOK_API_URL"`
+	// WebhookAPIKey authenticates calls to the webhook-style gateway's API.
 	WebhookAPIKey string `env:"PAYMENT_WEBHOOK_API_KEY"`
 	// WebhookSecret verifies the gateway's notification signatures.
 	WebhookSecret string `env:"PAYMENT_WEBHOOK_SECRET"`
