@@ -43,6 +43,8 @@ type platform struct {
 	// ScanDir holds each process's secrets and admin-CLI logs for the secret scan
 	// (secretscan_test.go).
 	ScanDir string `json:"scan_dir"`
+	// MailURL is the HTTP API of the SMTP catcher (MailHog) that identity sends its email to.
+	MailURL string `json:"mail_url"`
 }
 
 var p platform
@@ -78,6 +80,12 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	DeferCleanup(os.RemoveAll, scanDir)
 	ports := freePorts(3)
 	identityURL := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	// Identity delivers its email to the catcher that scripts/infra.sh starts, as make dev does;
+	// specs tell their messages apart by a recipient address of their own.
+	smtpAddr := testkit.Env("SMTP_ADDR", "127.0.0.1:1025")
+	mailURL := testkit.Env("MAIL_API_URL", "http://127.0.0.1:8025")
+	Expect(status(mailURL+"/api/v2/messages?limit=1")).To(Equal(http.StatusOK),
+		"the SMTP catcher's API must answer at %s (run scripts/infra.sh up)", mailURL)
 
 	common := []string{
 		"NATS_URL=" + testkit.Env("NATS_URL", "nats://127.0.0.1:4222"),
@@ -99,6 +107,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		// dev-service is the client the README's walkthroughs use (scripts/dev.sh sets it up).
 		"SERVICE_CLIENTS=" + serviceClientID + ":" + secret + ",dev-service:dev-service-secret-change-me",
 		"OUTBOUND_ALLOW_LOOPBACK=true",
+		"SMTP_ADDR=" + smtpAddr,
 	}, common...)
 	contentEnv := append([]string{
 		fmt.Sprintf("HTTP_ADDR=127.0.0.1:%d", ports[1]),
@@ -127,6 +136,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		ClientSecret: secret,
 		Issuer:       issuer,
 		ScanDir:      scanDir,
+		MailURL:      mailURL,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	for _, u := range []string{identityURL, fmt.Sprintf("http://127.0.0.1:%d", ports[1]), fmt.Sprintf("http://127.0.0.1:%d", ports[2])} {

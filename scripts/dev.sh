@@ -25,6 +25,10 @@ export OUTBOUND_ALLOW_LOOPBACK="${OUTBOUND_ALLOW_LOOPBACK:-true}"
 # (X-Skills-Admin-Key on POST /api/skills/index and /sync), and the starter library it syncs at
 # start-up so a new organization sees shared skills at once.
 export SKILLS_ADMIN_KEY="${SKILLS_ADMIN_KEY:-dev-skills-admin-key}"
+# Local development only: identity-svc keeps its messages in the log and notification_outbox
+# (NOTIFY_MODE=dev) and also sends each email over plain SMTP to the MailHog that
+# scripts/infra.sh starts, whose inbox is at http://127.0.0.1:8025.
+export SMTP_ADDR="${SMTP_ADDR:-127.0.0.1:1025}"
 if [[ -z "${SKILLS_SOURCE_GIT_URL:-}" ]]; then
 	export SKILLS_SOURCE_DIR="${SKILLS_SOURCE_DIR:-$REPO/services/agentteam-svc/starter-skills}"
 fi
@@ -76,7 +80,7 @@ cmd_run() {
 		wait "${pids[@]}" 2>/dev/null || true
 	}
 	trap 'log "stopping"; stop_all; exit 130' INT TERM
-	log "identity http://127.0.0.1:8081  content http://127.0.0.1:8082  agentteam http://127.0.0.1:8083 (Ctrl-C stops)"
+	log "identity http://127.0.0.1:8081  content http://127.0.0.1:8082  agentteam http://127.0.0.1:8083  mail http://127.0.0.1:8025 (Ctrl-C stops)"
 	local status=0
 	wait -n "${pids[@]}" || status=$?
 	log "a service exited with status $status; stopping the others"
@@ -112,7 +116,7 @@ cmd_start() {
 			sleep 0.3
 		done
 	done
-	log "up: identity http://127.0.0.1:8081  content http://127.0.0.1:8082  agentteam http://127.0.0.1:8083"
+	log "up: identity http://127.0.0.1:8081  content http://127.0.0.1:8082  agentteam http://127.0.0.1:8083  mail http://127.0.0.1:8025"
 }
 
 cmd_stop() {

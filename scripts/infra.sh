@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # infra.sh makes the local infrastructure answer on 127.0.0.1: PostgreSQL (5432), Redis (6379),
-# NATS with JetStream (4222) and MinIO (9000, console 9001).
+# NATS with JetStream (4222), MinIO (9000, console 9001) and MailHog, the SMTP catcher that keeps
+# the development mail (SMTP 1025, web inbox and HTTP API 8025).
 #
 #   scripts/infra.sh up      reuse what already answers; install (apt-get, go install) and start the rest
 #   scripts/infra.sh down    stop only what `up` started (recorded in .state/started)
@@ -9,8 +10,8 @@
 # Data lives under <repo>/.state/<name>, logs under .state/logs. Everything is idempotent.
 # Overrides (mostly for testing this script beside servers that already run):
 #   INFRA_STATE_DIR, INFRA_PG_PORT, INFRA_REDIS_PORT, INFRA_NATS_PORT, INFRA_MINIO_PORT,
-#   INFRA_MINIO_CONSOLE_PORT, INFRA_TIMEOUT (seconds to wait for each server), MOTIONSTUDIO_CACHE,
-#   MINIO_ROOT_USER, MINIO_ROOT_PASSWORD.
+#   INFRA_MINIO_CONSOLE_PORT, INFRA_MAIL_SMTP_PORT, INFRA_MAIL_HTTP_PORT, INFRA_TIMEOUT (seconds
+#   to wait for each server), MOTIONSTUDIO_CACHE, MINIO_ROOT_USER, MINIO_ROOT_PASSWORD.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,6 +25,8 @@ REDIS_PORT="${INFRA_REDIS_PORT:-6379}"
 NATS_PORT="${INFRA_NATS_PORT:-4222}"
 MINIO_PORT="${INFRA_MINIO_PORT:-9000}"
 MINIO_CONSOLE_PORT="${INFRA_MINIO_CONSOLE_PORT:-9001}"
+MAIL_SMTP_PORT="${INFRA_MAIL_SMTP_PORT:-1025}"
+MAIL_HTTP_PORT="${INFRA_MAIL_HTTP_PORT:-8025}"
 TIMEOUT="${INFRA_TIMEOUT:-90}"
 MINIO_USER="${MINIO_ROOT_USER:-minioadmin}"
 MINIO_PASSWORD="${MINIO_ROOT_PASSWORD:-minioadmin}"
@@ -399,6 +402,93 @@ minio_down() {
 	forget minio
 }
 
+# ---------------------------------------------------------------- MailHog
+
+# MAILHOG_VERSION is the MailHog release infra.sh builds (docs/adr/0080-mailhog-as-the-local-smtp-catcher.md).
+MAILHOG_VERSION=v1.0.1
+
+mail_ready() {
+	port_open "$MAIL_SMTP_PORT" && curl -fs -o /dev/null "http://$HOST:$MAIL_HTTP_PORT/api/v2/messages?limit=1"
+}
+
+# mailhog_module prints the module that MailHog is built in. MailHog v1.0.1 predates Go modules,
+# so `go install github.com/mailhog/MailHog@v1.0.1` would look up the newest version of each
+# dependency, and the module proxy lists none of github.com/ian-kent/linkio; this pins every
+# dependency to the version the build was checked with.
+mailhog_module() {
+	cat <<EOF
+module motionstudio.local/mailhog
+
+go 1.22
+
+require (
+	github.com/gorilla/context v1.1.2
+	github.com/gorilla/mux v1.8.1
+	github.com/gorilla/pat v1.0.2
+	github.com/gorilla/websocket v1.5.3
+	github.com/ian-kent/envconf v0.0.0-20141026121121-c19809918c02
+	github.com/ian-kent/go-log v0.0.0-20160113211217-5731446c36ab
+	github.com/ian-kent/goose v0.0.0-20141221090059-c3541ea826ad
+	github.com/ian-kent/linkio v0.0.0-20170807205755-97566b872887
+	github.com/mailhog/MailHog $MAILHOG_VERSION
+	github.com/mailhog/MailHog-Server v1.0.1
+	github.com/mailhog/MailHog-UI v1.0.1
+	github.com/mailhog/data v1.0.1
+	github.com/mailhog/http v1.0.1
+	github.com/mailhog/mhsendmail v0.2.0
+	github.com/mailhog/smtp v1.0.1
+	github.com/mailhog/storage v1.0.1
+	github.com/ogier/pflag v0.0.1
+	github.com/philhofer/fwd v1.2.0
+	github.com/t-k/fluent-logger-golang v1.0.0
+	github.com/tinylib/msgp v1.6.5
+	golang.org/x/crypto v0.59.0
+	gopkg.in/mgo.v2 v2.0.0-20190816093944-a6b53ec6cb22
+)
+EOF
+}
+
+# mailhog_bin prints the cached MailHog binary, building it first when it is missing.
+mailhog_bin() {
+	local bin="$CACHE/bin/mailhog-$MAILHOG_VERSION" src="$CACHE/src/mailhog-$MAILHOG_VERSION"
+	if [[ -x "$bin" ]]; then
+		echo "$bin"
+		return
+	fi
+	command -v go >/dev/null || die "mailhog: not installed and go is not on PATH to build it"
+	log "mailhog: building $MAILHOG_VERSION with go install into $CACHE/bin"
+	mkdir -p "$src" "$CACHE/bin"
+	mailhog_module >"$src/go.mod"
+	(cd "$src" && GOWORK=off GOFLAGS=-mod=mod GOBIN="$src/bin" go install github.com/mailhog/MailHog) \
+		>>"$LOGS/mailhog-build.log" 2>&1 9>&- || die "mailhog: go install failed (see $LOGS/mailhog-build.log)"
+	mv "$src/bin/MailHog" "$bin"
+	echo "$bin"
+}
+
+mailhog_up() {
+	command -v curl >/dev/null || apt_install curl ca-certificates
+	if port_open "$MAIL_SMTP_PORT" || port_open "$MAIL_HTTP_PORT"; then
+		log "mailhog: reusing the server on $HOST:$MAIL_SMTP_PORT (SMTP) and $HOST:$MAIL_HTTP_PORT (inbox)"
+	else
+		local bin pid
+		bin="$(mailhog_bin)"
+		log "mailhog: starting"
+		pid="$(spawn "$LOGS/mailhog.log" "$bin" -smtp-bind-addr "$HOST:$MAIL_SMTP_PORT" \
+			-api-bind-addr "$HOST:$MAIL_HTTP_PORT" -ui-bind-addr "$HOST:$MAIL_HTTP_PORT")"
+		record mailhog pid "$pid"
+	fi
+	wait_for "mailhog on $HOST:$MAIL_SMTP_PORT (SMTP) and $HOST:$MAIL_HTTP_PORT (inbox)" mail_ready
+}
+
+mailhog_down() {
+	local entry pid
+	entry="$(started_entry mailhog)"
+	[[ -n "$entry" ]] || return 0
+	read -r _ _ pid <<<"$entry"
+	stop_pid mailhog "$pid" mailhog
+	forget mailhog
+}
+
 # ---------------------------------------------------------------- commands
 
 status_line() {
@@ -418,6 +508,8 @@ cmd_status() {
 	status_line nats "$HOST:$NATS_PORT" "$s"
 	s=down && minio_ready && s=up
 	status_line minio "$HOST:$MINIO_PORT" "$s"
+	s=down && mail_ready && s=up
+	status_line mailhog "$HOST:$MAIL_SMTP_PORT" "$s"
 }
 
 with_lock() {
@@ -432,10 +524,13 @@ cmd_up() {
 	redis_up
 	nats_up
 	minio_up
-	log "ready: postgres $HOST:$PG_PORT, redis $HOST:$REDIS_PORT, nats $HOST:$NATS_PORT, minio $HOST:$MINIO_PORT"
+	mailhog_up
+	log "ready: postgres $HOST:$PG_PORT, redis $HOST:$REDIS_PORT, nats $HOST:$NATS_PORT, minio $HOST:$MINIO_PORT," \
+		"mailhog $HOST:$MAIL_SMTP_PORT (inbox http://$HOST:$MAIL_HTTP_PORT)"
 }
 
 cmd_down() {
+	mailhog_down
 	minio_down
 	nats_down
 	redis_down

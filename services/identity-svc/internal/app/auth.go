@@ -95,18 +95,22 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 }
 
 // newNotifier picks the message senders: the development notifier (log and
-// notification_outbox) or SMTP and the SMS gateway.
+// notification_outbox, and email also over SMTP when SMTP_ADDR is set) or SMTP and the SMS gateway.
 func newNotifier(a *App, c config.Auth) (notify.Notifier, error) {
+	smtp := sender.NewSMTP(sender.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword})
 	switch c.NotifyMode {
 	case "dev":
 		dev := sender.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.db))
+		if c.SMTPAddr != "" {
+			return notify.Router{Email: sender.Tee{dev, smtp}, SMS: dev}, nil
+		}
 		return notify.Router{Email: dev, SMS: dev}, nil
 	case "live":
 		if c.SMTPAddr == "" || c.SMSURL == "" {
 			return nil, fmt.Errorf("app: NOTIFY_MODE=live needs SMTP_ADDR and SMS_GATEWAY_URL")
 		}
 		return notify.Router{
-			Email: sender.NewSMTP(sender.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword}),
+			Email: smtp,
 			SMS: sender.NewSMSGateway(sender.SMSConfig{URL: c.SMSURL, APIKey: c.SMSAPIKey, From: c.SMSFrom},
 				outbound.New(outbound.Options{AllowLoopback: c.SMSAllowLoopback, UserAgent: Name})),
 		}, nil

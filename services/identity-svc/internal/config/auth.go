@@ -53,7 +53,8 @@ type Auth struct {
 	// CodeMaxAttempts is how many wrong codes a one-time challenge takes before it is burnt.
 	CodeMaxAttempts int `env:"CODE_MAX_ATTEMPTS" default:"5"`
 
-	// NotifyMode is "dev" (messages go to the log and the notification_outbox table) or "live"
+	// NotifyMode is "dev" (messages go to the log and the notification_outbox table, and email
+	// also over SMTP when SMTP_ADDR is set, as make dev sets it to the local MailHog) or "live"
 	// (email over SMTP, SMS through the HTTP gateway; both must be configured).
 	NotifyMode string `env:"NOTIFY_MODE" default:"dev"`
 	// SMTPAddr is the SMTP server ("host:port") that sends email in live mode.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -135,6 +137,38 @@ var _ = Describe("the SMTP notifier", func() {
 	It("refuses header injection in the recipient", func() {
 		err := sender.NewSMTP(sender.SMTPConfig{Addr: "127.0.0.1:1", From: "a@b.test"}).Send(context.Background(), notify.Message{To: "x@example.test\r\nBcc: y@example.test"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Invalid))
+	})
+})
+
+// outbox is a Recorder that keeps the messages it was given.
+type outbox struct{ kept []notify.Message }
+
+func (o *outbox) Record(_ context.Context, m notify.Message) error {
+	o.kept = append(o.kept, m)
+	return nil
+}
+
+var _ = Describe("the development notifier teed to SMTP", func() {
+	verify := notify.Message{Channel: notify.Email, To: "grace@example.test", Kind: "verify-email",
+		Subject: "Verify your email address", Body: "Your verification code is 123456.", Data: map[string]string{"code": "123456"}}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	It("keeps the email in the outbox and delivers it to the SMTP server", func() {
+		addr, got := smtpServer(false)
+		kept := &outbox{}
+		tee := sender.Tee{sender.NewDev(quiet, kept), sender.NewSMTP(sender.SMTPConfig{Addr: addr, From: "no-reply@motionstudio.test"})}
+		Expect(tee.Send(context.Background(), verify)).To(Succeed())
+		Expect(kept.kept).To(ConsistOf(verify))
+		var m mail
+		Eventually(got).Should(Receive(&m))
+		Expect(m.to).To(Equal("grace@example.test"))
+		Expect(m.data).To(ContainSubstring("Your verification code is 123456."))
+	})
+
+	It("fails as Unavailable when the SMTP server refuses the email", func() {
+		addr, _ := smtpServer(true)
+		tee := sender.Tee{sender.NewDev(quiet, &outbox{}), sender.NewSMTP(sender.SMTPConfig{Addr: addr, From: "no-reply@motionstudio.test"})}
+		Expect(apperr.KindOf(tee.Send(context.Background(), verify))).To(Equal(apperr.Unavailable))
 	})
 })
 
