@@ -57,7 +57,8 @@ type Auth struct {
 	// also over SMTP when SMTP_ADDR is set, as make dev sets it to the local MailHog) or "live"
 	// (email over SMTP, SMS through the HTTP gateway; both must be configured).
 	NotifyMode string `env:"NOTIFY_MODE" default:"dev"`
-	// SMTPAddr is the SMTP server ("host:port") that sends email in live mode.
+	// SMTPAddr is the SMTP server ("host:port") that sends email: always in live mode, and in dev mode
+	// as well when set (make dev points it at the local MailHog).
 	SMTPAddr string `env:"SMTP_ADDR"`
 	// SMTPFrom is the sender address of every email.
 	SMTPFrom string `env:"SMTP_FROM" default:"no-reply@motionstudio.local"`
