@@ -222,6 +222,16 @@ bench_content() {
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
 		attack "templates-$kind" <"$OUT/targets-$kind.txt"
 	done
+	# Listings under writes: every kind of listing at once while a writer commits 20 catalog
+	# changes a second, each one applied in place by the index; then how long each change took
+	# from its commit to a listing showing it.
+	shuf "$OUT"/targets-*.txt >"$OUT/targets-mixed.txt"
+	"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
+		>"$OUT/writes.txt" 2>&1 &
+	local writer=$!
+	attack templates-under-writes <"$OUT/targets-mixed.txt"
+	wait "$writer" || die "writes: $(cat "$OUT/writes.txt")"
+	cat "$OUT/writes.txt"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"
 	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"
