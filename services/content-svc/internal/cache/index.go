@@ -90,9 +90,6 @@ type index struct {
 	post    [][]int32
 	dense   []*bitmap
 
-	// moved holds, while a template is taken out and put back, its old place in each order.
-	moved [nOrders]int
-
 	maxCards int
 	building bool // rows are added in bulk and finish orders and encodings once
 
@@ -184,9 +181,8 @@ func (ix *index) apply(r catalog.ListingRow) error {
 	}
 	if !had {
 		s = ix.newSlot(id)
-		ix.moved = [nOrders]int{-1, -1, -1, -1}
 	}
-	ix.put(s, r)
+	ix.put(s, r, had)
 	return nil
 }
 
@@ -226,13 +222,11 @@ func (ix *index) takeOut(s int32, staying bool) {
 		ix.removePosting(l, s)
 	}
 	ix.lex[s] = nil
-	for o := range nOrders {
-		p := int(ix.ranks[o][s])
-		ix.orders[o] = slices.Delete(ix.orders[o], p, p+1)
-		if staying {
-			// put renumbers only the places between the old and the new one.
-			ix.moved[o] = p
-		} else {
+	if !staying {
+		// A template put back at once keeps its places until put moves it.
+		for o := range nOrders {
+			p := int(ix.ranks[o][s])
+			ix.orders[o] = slices.Delete(ix.orders[o], p, p+1)
 			ix.renumber(o, p, len(ix.orders[o])-1)
 		}
 	}
@@ -248,6 +242,30 @@ func (ix *index) takeOut(s int32, staying bool) {
 	}
 }
 
+// move moves slot s, whose keys changed, from its place p in order o to its new place q,
+// shifting only the slots between them: a use counted moves a template a few places.
+func (ix *index) move(o int, s int32) {
+	order := ix.orders[o]
+	p := int(ix.ranks[o][s])
+	// The new place among the other slots: the order without s at p.
+	q := sort.Search(len(order)-1, func(i int) bool {
+		if i >= p {
+			i++
+		}
+		return ix.compare(o, order[i], s) > 0
+	})
+	switch {
+	case q < p:
+		copy(order[q+1:p+1], order[q:p])
+	case q > p:
+		copy(order[p:q], order[p+1:q+1])
+	default:
+		return
+	}
+	order[q] = s
+	ix.renumber(o, min(p, q), max(p, q))
+}
+
 // renumber sets the ranks of the slots at places from..to of order o.
 func (ix *index) renumber(o, from, to int) {
 	order, ranks := ix.orders[o], ix.ranks[o]
@@ -256,8 +274,9 @@ func (ix *index) renumber(o, from, to int) {
 	}
 }
 
-// put puts r's template in slot s, which is in no set, postings list or order.
-func (ix *index) put(s int32, r catalog.ListingRow) {
+// put puts r's template in slot s, which is in no set or postings list, and in the orders
+// only when placed (then it is moved to its new places).
+func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: r.Name}
 	if r.IsPremium {
 		ix.premium.add(s, ix)
@@ -284,14 +303,14 @@ func (ix *index) put(s int32, r catalog.ListingRow) {
 			ix.orders[o] = append(ix.orders[o], s)
 			continue
 		}
+		if placed {
+			ix.move(o, s)
+			continue
+		}
 		order := ix.orders[o]
 		q := sort.Search(len(order), func(p int) bool { return ix.compare(o, order[p], s) > 0 })
 		ix.orders[o] = slices.Insert(order, q, s)
-		if p := ix.moved[o]; p >= 0 {
-			ix.renumber(o, min(p, q), max(p, q))
-		} else {
-			ix.renumber(o, q, len(ix.orders[o])-1)
-		}
+		ix.renumber(o, q, len(ix.orders[o])-1)
 	}
 	ix.alive[s/64] |= 1 << (s % 64)
 	ix.n++
