@@ -21,8 +21,8 @@
 # categories and tags, pages 1-5), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
 # (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
-# beside md5sum of the same bytes. EXPLAIN ANALYZE plans of the catalog queries go to
-# .state/bench/plans.txt, with a one-line summary each.
+# beside md5sum of the same bytes. The EXPLAIN ANALYZE plan of the catalog's one query (cards
+# by id) goes to .state/bench/plans.txt, with a one-line summary.
 #
 # agentteam: agentteam-svc, the real binary on 127.0.0.1:18083 with its own database
 # (agentteam_bench, dropped and created again) and NATS prefix (bench_agentteam), trusting a JWKS
@@ -222,6 +222,16 @@ bench_content() {
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
 		attack "templates-$kind" <"$OUT/targets-$kind.txt"
 	done
+	# Listings under writes: every kind of listing at once while a writer commits 20 catalog
+	# changes a second, each one applied in place by the index; then how long each change took
+	# from its commit to a listing showing it.
+	shuf "$OUT"/targets-*.txt >"$OUT/targets-mixed.txt"
+	"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
+		>"$OUT/writes.txt" 2>&1 &
+	local writer=$!
+	attack templates-under-writes <"$OUT/targets-mixed.txt"
+	wait "$writer" || die "writes: $(cat "$OUT/writes.txt")"
+	cat "$OUT/writes.txt"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"
 	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"
@@ -235,9 +245,8 @@ bench_content() {
 	printf '%-26s %s MiB\n' "content-svc peak RSS" "$(peak_rss_mb "$content_pid")"
 
 	echo
-	echo "catalog query plans (EXPLAIN ANALYZE, full plans in .state/bench/plans.txt)"
-	"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt" -search "$SEARCH" \
-		-category "$CATEGORY_ID" -tag-a "$TAG_A" -tag-b "$TAG_B"
+	echo "catalog query plan (EXPLAIN ANALYZE, full plan in .state/bench/plans.txt)"
+	"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt"
 
 	echo
 	printf '%-40s %s s\n' "seed $containers templates (SQL + VACUUM ANALYZE)" "$SEED_SECONDS"

@@ -102,6 +102,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if !ok {
 		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
 	}
+	var listings *cache.Catalog
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
 		LargeBody: httpapi.LargeBody,
@@ -109,6 +110,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
 			{Name: "nats", Fn: a.bus.Ping},
 			{Name: "minio", Fn: objects.Ping},
+			// Ready means indexed: listings are answered by the index alone (set below).
+			{Name: "catalog", Fn: func(ctx context.Context) error { return listings.Ready(ctx) }},
 		},
 	})
 	if err != nil {
@@ -129,22 +132,21 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
-	// Catalog pages and totals are answered from memory while the listener listens.
+	// Catalog listings are answered by each process's listing index, kept change by change.
 	catalogStore := store.NewCatalog(a.db)
-	listings := cache.NewCatalog(catalogStore, cfg.Catalog.CacheBytes)
+	listings, err = cache.NewCatalog(catalogStore, catalogStore, cache.Options{
+		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Cards: cfg.Catalog.IndexCards, Poll: cfg.Catalog.IndexPoll}, log, a.server.Registry)
+	if err != nil {
+		return nil, err
+	}
 	listener, err := cache.NewListener(listings, cfg.DB.DSN, log, a.server.Registry)
 	if err != nil {
 		return nil, err
 	}
-	indexer, err := cache.NewIndexer(listings, catalogStore, cache.IndexOptions{
-		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Cards: cfg.Catalog.IndexCards, Every: cfg.Catalog.IndexEvery}, log, a.server.Registry)
-	if err != nil {
-		return nil, err
-	}
-	a.workers = append(a.workers, listener.Run, indexer.Run)
+	a.workers = append(a.workers, listener.Run, listings.Run)
 	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects, listings), policies)
 	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(
-		catalog.NewService(listings, newID),
+		catalog.NewService(listings, listings, newID),
 		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID),
 		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL)), policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})

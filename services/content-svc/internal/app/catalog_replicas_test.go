@@ -38,11 +38,12 @@ var _ = Describe("catalog listings kept in memory by two replicas of the service
 			return fmt.Sprintf("%v:%s", body["meta"].(map[string]any)["total"], strings.Join(catCardIDs(body), ","))
 		}
 	}
-	// both reads the listing on both replicas, so both keep it, and answers what they agree on.
+	// both reads the listing on both replicas and answers what they agree on once the second
+	// applied the first one's writes (notified).
 	both := func(sort string) string {
 		GinkgoHelper()
 		a := listing(replicas[0], sort)()
-		Expect(listing(replicas[1], sort)()).To(Equal(a))
+		Eventually(listing(replicas[1], sort)).WithTimeout(notified).Should(Equal(a))
 		return a
 	}
 	// eventually expects every replica to answer want once the change is notified.

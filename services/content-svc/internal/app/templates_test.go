@@ -16,6 +16,16 @@ import (
 func catSetStats(id string, useCount int, rateAvg float64) {
 	GinkgoHelper()
 	Expect(db.Exec(`UPDATE containers SET use_count = ?, rate_avg = ? WHERE id = ?`, useCount, rateAvg, id).Error).To(Succeed())
+	// Written outside the service, the stats show in listings once the change is notified.
+	Eventually(func() bool {
+		for _, d := range catList(url.Values{"sort": {"popular"}, "page_size": {"100"}})["data"].([]any) {
+			card := d.(map[string]any)
+			if card["container_id"] == id {
+				return card["use_count"] == float64(useCount) && card["rate_avg"] == rateAvg
+			}
+		}
+		return false
+	}).WithTimeout(notified).Should(BeTrue())
 }
 
 func catList(query url.Values) catJSON {

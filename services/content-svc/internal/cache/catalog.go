@@ -1,318 +1,296 @@
-// Package cache keeps the catalog's listings in process memory: each page of cards per
-// normalised query and each total per filter set, so that a hot GET /v1/templates makes no
-// database round trip. They are kept exact across replicas by Postgres LISTEN/NOTIFY: every
-// change that can change a page or a total notifies Channel in its own transaction (migration
-// 00038's triggers), and each process's one listening connection (NewListener) drops every
-// entry when it hears it. The catalog writes of this process also drop them when they return,
-// so a caller always reads its own writes, whatever the notification's delay.
+// Package cache holds the catalog's read model: each content-svc process keeps every catalog
+// template (published, not deleted) in memory as GET /v1/templates tests, sorts and shows it
+// (the listing index, index.go), and answers every listing from it alone: search, every
+// filter, every sort, paging, the exact total and has_more.
 //
-// Correctness does not depend on timing: every value comes from the database, and a value read
-// while a change or a reset arrived is not kept (each read takes a ticket, the generation it
-// started at). While the listener is not listening (before it first connects, and from the
-// moment it loses its connection until it listens again) nothing is cached and every listing
-// reads the database; every entry is dropped on the loss and again on the reconnect.
+// What it guarantees:
+//   - Ready means indexed: until the catalog is first read, listings answer 503 and Ready
+//     fails; so does a catalog larger than the configured bound (loudly, at error level).
+//   - Exact as of a catalog version: the index holds the catalog as of one version (migration
+//     00090: gapless, in commit order). Each change is applied in place, in version order: the
+//     process reads the templates the log names as they are now and re-places them.
+//   - Current within a notification: every change notifies its version; the process then
+//     reads the log from the version it holds, so a lost notification is made up by the next
+//     one, by the listener's reconnection, or by the poll (Options.Poll) at the latest.
+//   - Gaps reload in the background: a log that cannot bring the index to the current version
+//     (pruned past it, begun again, a truncation) or a failure while applying (a panic) reads
+//     the whole catalog again while the previous index keeps answering; the changes that
+//     arrive meanwhile are applied after it.
+//   - A process reads its own writes: a catalog write of this process returns once the index
+//     applied it (or after a bound wait), whatever the notification's delay.
 package cache
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
-	"slices"
-	"strings"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// Channel is the notification channel of migration 00038's triggers.
+// Channel is the notification channel of migration 00090's triggers; a payload is a version.
 const Channel = "content_catalog"
 
 // ApplicationName names the listening connection in pg_stat_activity.
 const ApplicationName = "content-svc listener"
 
-// DefaultMaxBytes bounds the memory a Catalog keeps by default (estimated from the cards'
-// strings and fixed sizes; a page of 20 cards is some 8 KB).
-const DefaultMaxBytes = 32 << 20
+// syncWait bounds how long a write of this process waits for the index to apply it.
+const syncWait = 2 * time.Second
 
-// Estimated sizes of what an entry holds besides its strings' bytes.
-const (
-	entryOverhead = 128
-	cardOverhead  = 208
-	totalSize     = 16
-)
+// Lister reads the catalog for the index (store.Catalog).
+type Lister interface {
+	// Listing reads the whole catalog as one snapshot, in the popular order, and answers its
+	// version and size; a catalog of more than max templates is counted, not read.
+	Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error)
+	// ListingChanges reads the templates changed after since, as they are now, and answers
+	// the version read, or catalog.ErrListingGap.
+	ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error)
+	// TemplateCards answers the cards of templates by id.
+	TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error)
+}
 
-// Catalog is a catalog.Store that answers pages and totals from memory while they are exact;
-// everything else passes through to the wrapped Store. Safe for concurrent use.
+// Options bound and tune the index.
+type Options struct {
+	// MaxTemplates is the largest catalog indexed; a larger one fails readiness.
+	MaxTemplates int
+	// Cards is how many cards the index keeps, of the most used templates when read; a page
+	// showing others reads their cards by id.
+	Cards int
+	// Poll is how often the catalog's version is read when no notification came.
+	Poll time.Duration
+}
+
+// Catalog is a catalog.Store whose listings are answered by the index it keeps; everything
+// else passes through to the wrapped Store, and its catalog writes return once the index
+// applied them. Run keeps the index. Safe for concurrent use.
 type Catalog struct {
 	catalog.Store
+	src  Lister
+	opts Options
+	log  *slog.Logger
 
-	mu     sync.Mutex
-	gen    pglisten.Generation
-	max    int
-	bytes  int
-	pages  map[string][]catalog.TemplateCard
-	sizes  map[string]int
-	totals map[string]int
-	// index, when of the current generation, answers what no entry holds (Indexer keeps it).
-	index *index
-	want  chan struct{}
+	templates prometheus.Gauge
+	applies   prometheus.Histogram
+	reloads   prometheus.Counter
+
+	mu sync.RWMutex // guards ix and everything it holds
+	ix *index
+
+	kick chan struct{}
+
+	state      sync.Mutex
+	notReady   error
+	reload     bool // the next pass reads the whole catalog
+	started    uint64
+	done       uint64
+	passed     chan struct{} // closed when a pass ends
+	overBound  bool          // said once until the catalog fits again
+	queryPools int
 }
 
-// NewCatalog returns a Catalog over s keeping at most maxBytes (estimated) of pages and totals;
-// maxBytes 0 keeps nothing. It caches nothing until SetLive(true).
-func NewCatalog(s catalog.Store, maxBytes int) *Catalog {
-	c := &Catalog{Store: s, max: maxBytes, want: make(chan struct{}, 1)}
-	c.clear()
-	return c
+// NewCatalog returns a Catalog over s answering listings from an index read from src, and
+// registers its metrics on reg.
+func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg prometheus.Registerer) (*Catalog, error) {
+	if opts.Poll <= 0 {
+		opts.Poll = 5 * time.Second
+	}
+	c := &Catalog{Store: s, src: src, opts: opts, log: log.With("component", "catalog index"), kick: make(chan struct{}, 1),
+		notReady: errors.New("cache: the catalog is not read yet"), passed: make(chan struct{}), queryPools: runtime.GOMAXPROCS(0),
+		templates: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "content_catalog_index_templates",
+			Help: "Templates held by this process's listing index (0 until it is read).",
+		}),
+		applies: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "content_catalog_index_apply_seconds",
+			Help:    "Time to read and apply one batch of catalog changes to the listing index.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
+		}),
+		reloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "content_catalog_index_reloads_total",
+			Help: "Reads of the whole catalog into the listing index (the first one included).",
+		}),
+	}
+	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads} {
+		if err := reg.Register(m); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
-// NewListener returns a listener that keeps c live while it listens on Channel over its own
-// connection to the database at dsn (which must not go through a transaction-pooling proxy)
-// and registers its content_catalog_cache_listening gauge on reg. It fails when dsn does not
-// parse or the gauge cannot be registered.
+// NewListener returns a listener that tells c of every catalog change while it listens on
+// Channel over its own connection to the database at dsn (which must not go through a
+// transaction-pooling proxy), and registers its content_catalog_cache_listening gauge on reg.
+// Each (re)connection makes c read the log, so nothing missed while it did not listen stays
+// missed. It fails when dsn does not parse or the gauge cannot be registered.
 func NewListener(c *Catalog, dsn string, log *slog.Logger, reg prometheus.Registerer) (*pglisten.Listener, error) {
 	return pglisten.New(pglisten.Options{
 		DSN: dsn, Channel: Channel, ApplicationName: ApplicationName,
 		Gauge: prometheus.GaugeOpts{
 			Name: "content_catalog_cache_listening",
-			Help: "1 while the process listens for catalog changes (and so keeps catalog pages and totals in memory), else 0.",
+			Help: "1 while the process listens for catalog changes (else it finds them by polling), else 0.",
 		},
-		Notify: func(string) { c.Forget() },
-		Live:   c.SetLive,
+		Notify: func(string) { c.wake() },
+		Live: func(live bool) {
+			if live {
+				c.wake()
+			}
+		},
 	}, log, reg)
 }
 
-func (c *Catalog) clear() {
-	c.pages = make(map[string][]catalog.TemplateCard)
-	c.sizes = make(map[string]int)
-	c.totals = make(map[string]int)
-	c.bytes = 0
+// Ready answers nil once the index holds the catalog, and why not before or when the catalog
+// is larger than its bound (an httpx readiness check).
+func (c *Catalog) Ready(context.Context) error {
+	c.state.Lock()
+	defer c.state.Unlock()
+	return c.notReady
 }
 
-// SetLive drops every entry and says whether entries may be kept from now on: true once the
-// listener listens, false as soon as it lost its connection.
-func (c *Catalog) SetLive(live bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clear()
-	c.gen.SetLive(live)
-	c.index = nil
-	c.wantIndex()
-}
-
-// Forget drops every entry: the catalog changed.
-func (c *Catalog) Forget() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clear()
-	c.gen.Advance()
-	// The index cannot be used past a change; the next one is read without it held as well.
-	c.index = nil
-	c.wantIndex()
-}
-
-// wantIndex tells an Indexer, when one runs, that the index is behind.
-func (c *Catalog) wantIndex() {
+// wake asks Run for a pass.
+func (c *Catalog) wake() {
 	select {
-	case c.want <- struct{}{}:
+	case c.kick <- struct{}{}:
 	default:
 	}
 }
 
-// currentIndex answers the index when it is of the current generation and the cache is live.
-func (c *Catalog) currentIndex() *index {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.index == nil || !c.gen.Keeps(c.index.at) {
-		return nil
+// Sync waits until the index applied every change committed before it was called, for at most
+// syncWait or until ctx is done; it returns at once while no index is kept.
+func (c *Catalog) Sync(ctx context.Context) {
+	c.mu.RLock()
+	kept := c.ix != nil
+	c.mu.RUnlock()
+	if !kept {
+		return
 	}
-	return c.index
+	c.state.Lock()
+	target := c.started + 1
+	c.state.Unlock()
+	c.wake()
+	timeout := time.NewTimer(syncWait)
+	defer timeout.Stop()
+	for {
+		c.state.Lock()
+		done, passed := c.done, c.passed
+		c.state.Unlock()
+		if done >= target {
+			return
+		}
+		select {
+		case <-passed:
+		case <-timeout.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
-// ticket is taken before a database read: what was read is kept only when the cache was live
-// then and no change or reset arrived since.
-func (c *Catalog) ticket() pglisten.Ticket {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen.Ticket()
+// errCardsGone says that the templates of a page left the database before their cards were read.
+var errCardsGone = errors.New("cache: templates of the page are gone")
+
+// Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
+// the index; apperr Unavailable before the catalog is read.
+func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+	for range 3 {
+		cards, total, err := c.templates1(ctx, q)
+		if !errors.Is(err, errCardsGone) {
+			return cards, total, err
+		}
+	}
+	return nil, 0, apperr.Wrap(errCardsGone, apperr.Unavailable, "catalog_changing", "The catalog is changing; try again.")
 }
 
-// Templates answers the page of q from memory, or from the wrapped store (keeping it when it
-// may). The cards are shared: callers must not change them.
-func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, error) {
-	key := pageKey(q)
-	return lookup(c, func() map[string][]catalog.TemplateCard { return c.pages }, key, key,
-		func(cards []catalog.TemplateCard) int { return len(key) + cardsSize(cards) },
-		func() ([]catalog.TemplateCard, error) {
-			if m := c.compile(q); m != nil {
-				entries, total, counted := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
-				m.release()
-				cards, ok, err := m.ix.cards(ctx, entries)
-				if err != nil {
-					return nil, err
-				}
-				if ok {
-					if counted {
-						// The index was current when compiled; put keeps the total only if it still is.
-						ck := countKey(q)
-						c.put(m.ix.at, "#"+ck, len(ck)+totalSize, func() { c.totals[ck] = total })
-					}
-					return cards, nil
-				}
-			}
-			return c.Store.Templates(ctx, q)
-		})
-}
-
-// CountTemplates answers the total of q's filters from memory, or from the wrapped store
-// (keeping it when it may).
-func (c *Catalog) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (int, error) {
-	key := countKey(q)
-	return lookup(c, func() map[string]int { return c.totals }, key, "#"+key,
-		func(int) int { return len(key) + totalSize },
-		func() (int, error) {
-			if m := c.compile(q); m != nil {
-				defer m.release()
-				return m.count(), nil
-			}
-			return c.Store.CountTemplates(ctx, q)
-		})
-}
-
-// compile answers q compiled against the current index, or nil when there is none or it
-// cannot answer q exactly. The caller releases it.
-func (c *Catalog) compile(q catalog.TemplateQuery) *match {
-	ix := c.currentIndex()
+// templates1 answers q once: the page and total under the read lock, then the cards the index
+// does not keep, by id, without it.
+func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+	c.mu.RLock()
+	ix := c.ix
 	if ix == nil {
-		return nil
+		c.mu.RUnlock()
+		return nil, 0, apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
 	}
-	m, ok := ix.compile(q)
-	if !ok {
-		return nil
-	}
-	return m
-}
-
-// lookup answers key's value from the map entries returns (read under the lock, since a reset
-// replaces the maps), or load's, kept as the entry id of the estimated size when it may be.
-func lookup[T any](c *Catalog, entries func() map[string]T, key, id string, size func(T) int, load func() (T, error)) (T, error) {
-	c.mu.Lock()
-	v, ok := entries()[key]
-	c.mu.Unlock()
-	if ok {
-		return v, nil
-	}
-	t := c.ticket()
-	v, err := load()
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	c.put(t, id, size(v), func() { entries()[key] = v })
-	return v, nil
-}
-
-// put keeps an entry of the estimated size (store adds it to its map) when a value read with
-// t may be kept; entries picked at random make room when the bound would be passed.
-func (c *Catalog) put(t pglisten.Ticket, id string, size int, store func()) {
-	size += entryOverhead
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.gen.Keeps(t) || size > c.max {
-		return
-	}
-	if _, ok := c.sizes[id]; ok {
-		return
-	}
-	for old, n := range c.sizes {
-		if c.bytes+size <= c.max {
-			break
-		}
-		c.bytes -= n
-		delete(c.sizes, old)
-		if page, ok := strings.CutPrefix(old, "#"); ok {
-			delete(c.totals, page)
+	m := ix.compile(q)
+	entries := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
+	total := m.count()
+	m.release()
+	cards := make([]catalog.TemplateCard, len(entries))
+	var (
+		ids    []string
+		places []int
+	)
+	for i, e := range entries {
+		if card := ix.cards[e]; card != nil {
+			cards[i] = *card
 		} else {
-			delete(c.pages, old)
+			ids, places = append(ids, ix.ids[e].String()), append(places, i)
 		}
 	}
-	store()
-	c.sizes[id] = size
-	c.bytes += size
+	c.mu.RUnlock()
+	if len(ids) == 0 {
+		return cards, total, nil
+	}
+	read, err := c.src.TemplateCards(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(read) != len(ids) {
+		return nil, 0, errCardsGone
+	}
+	for i, p := range places {
+		cards[p] = read[i]
+	}
+	return cards, total, nil
 }
 
-// wrote drops every entry after a catalog write of this process returned, whether or not it
-// failed (a failure may still have committed), and passes err on.
-func (c *Catalog) wrote(err error) error {
-	c.Forget()
+// wrote waits until the index applied a catalog write of this process that returned, whether
+// or not it failed (a failure may still have committed), and passes err on.
+func (c *Catalog) wrote(ctx context.Context, err error) error {
+	c.Sync(ctx)
 	return err
 }
 
-// CreateContainer stores a container and drops the cached listings.
+// CreateContainer stores a container and waits for the index to apply it.
 func (c *Catalog) CreateContainer(ctx context.Context, ct catalog.Container) error {
-	return c.wrote(c.Store.CreateContainer(ctx, ct))
+	return c.wrote(ctx, c.Store.CreateContainer(ctx, ct))
 }
 
-// UpdateContainer updates a container and drops the cached listings.
+// UpdateContainer updates a container and waits for the index to apply it.
 func (c *Catalog) UpdateContainer(ctx context.Context, id string, update func(*catalog.Container) error) (catalog.Container, error) {
 	ct, err := c.Store.UpdateContainer(ctx, id, update)
-	return ct, c.wrote(err)
+	return ct, c.wrote(ctx, err)
 }
 
-// DeleteContainer deletes a container and drops the cached listings.
+// DeleteContainer deletes a container and waits for the index to apply it.
 func (c *Catalog) DeleteContainer(ctx context.Context, id string, at time.Time) error {
-	return c.wrote(c.Store.DeleteContainer(ctx, id, at))
+	return c.wrote(ctx, c.Store.DeleteContainer(ctx, id, at))
 }
 
-// SetPublished publishes or unpublishes a container and drops the cached listings.
+// SetPublished publishes or unpublishes a container and waits for the index to apply it.
 func (c *Catalog) SetPublished(ctx context.Context, id string, published bool, reason, actor string, at time.Time) error {
-	return c.wrote(c.Store.SetPublished(ctx, id, published, reason, actor, at))
+	return c.wrote(ctx, c.Store.SetPublished(ctx, id, published, reason, actor, at))
 }
 
-// CreateProject stores a project and drops the cached listings (its aspect shows on cards).
+// CreateProject stores a project and waits for the index to apply it (its aspect shows on cards).
 func (c *Catalog) CreateProject(ctx context.Context, p catalog.Project) error {
-	return c.wrote(c.Store.CreateProject(ctx, p))
+	return c.wrote(ctx, c.Store.CreateProject(ctx, p))
 }
 
-// UpdateProject updates a project and drops the cached listings.
+// UpdateProject updates a project and waits for the index to apply it.
 func (c *Catalog) UpdateProject(ctx context.Context, id string, update func(*catalog.Project) error) (catalog.Project, error) {
 	p, err := c.Store.UpdateProject(ctx, id, update)
-	return p, c.wrote(err)
+	return p, c.wrote(ctx, err)
 }
 
-// DeleteProject deletes a project and drops the cached listings.
+// DeleteProject deletes a project and waits for the index to apply it.
 func (c *Catalog) DeleteProject(ctx context.Context, id string) error {
-	return c.wrote(c.Store.DeleteProject(ctx, id))
-}
-
-// countKey names the filter set of q: everything that changes the total, nothing that only
-// sorts or pages.
-func countKey(q catalog.TemplateQuery) string {
-	tags := slices.Clone(q.TagIDs)
-	slices.Sort(tags)
-	premium := "any"
-	if q.IsPremium != nil {
-		premium = fmt.Sprint(*q.IsPremium)
-	}
-	return fmt.Sprintf("%q|%q|%q|%q|%q|%s", q.Words, strings.ToLower(q.CategoryID), tags, q.Mode, q.Aspect, premium)
-}
-
-// pageKey names q's page: its filter set, sort and place.
-func pageKey(q catalog.TemplateQuery) string {
-	return fmt.Sprintf("%s|%s|%d|%d", countKey(q), q.Sort, q.Page, q.PageSize)
-}
-
-func cardsSize(cards []catalog.TemplateCard) int {
-	n := 0
-	for _, c := range cards {
-		n += cardOverhead + len(c.ContainerID) + len(c.Slug) + len(c.Name) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
-		for _, a := range c.AvailableAspects {
-			n += 16 + len(a)
-		}
-	}
-	return n
+	return c.wrote(ctx, c.Store.DeleteProject(ctx, id))
 }

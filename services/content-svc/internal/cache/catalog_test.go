@@ -4,211 +4,260 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 	"github.com/motionstudio/platform/services/content-svc/internal/store"
+	"github.com/motionstudio/platform/services/content-svc/internal/store/storetest"
 )
 
-// notified bounds how long a committed change takes to reach the listener.
+// notified bounds how long a committed change takes to reach an index that listens.
 const notified = 2 * time.Second
 
-// source counts the catalog reads; during, when set, runs inside each read after the database
-// answered, as a change arriving mid-read would.
-type source struct {
+// lister counts the catalog's whole reads; panics, while above zero, makes that many reads of
+// changes panic as their first row arrives; gate, when set, holds every whole read but the
+// first until it is closed.
+type lister struct {
 	*store.Catalog
-	pages, counts atomic.Int32
-	during        func()
+	reads  atomic.Int32
+	panics atomic.Int32
+	gate   chan struct{}
 }
 
-func (s *source) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, error) {
-	s.pages.Add(1)
-	cards, err := s.Catalog.Templates(ctx, q)
-	if s.during != nil {
-		s.during()
+func (l *lister) Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
+	if l.reads.Add(1) > 1 && l.gate != nil {
+		select {
+		case <-l.gate:
+		case <-ctx.Done():
+			return catalog.ListingVersion{}, 0, ctx.Err()
+		}
 	}
-	return cards, err
+	return l.Catalog.Listing(ctx, max, v)
 }
 
-func (s *source) CountTemplates(ctx context.Context, q catalog.TemplateQuery) (int, error) {
-	s.counts.Add(1)
-	return s.Catalog.CountTemplates(ctx, q)
+func (l *lister) ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error) {
+	return l.Catalog.ListingChanges(ctx, since, func(r catalog.ListingRow) error {
+		if l.panics.Add(-1) >= 0 {
+			panic("a bug in the index")
+		}
+		return v(r)
+	})
 }
 
-// publish writes n published templates of the mode through the store and answers their ids.
-func publish(mode string, n int) []string {
+// logs collects what an index logs.
+type logs struct {
+	mu   sync.Mutex
+	text []byte
+}
+
+func (l *logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.text = append(l.text, p...)
+	GinkgoWriter.Write(p)
+	return len(p), nil
+}
+
+func (l *logs) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.text)
+}
+
+// process is one content-svc process's catalog: its index, what it reads and logs.
+type process struct {
+	c    *cache.Catalog
+	list *lister
+	logs *logs
+}
+
+// newProcess returns a process's catalog with opts, not yet running.
+func newProcess(opts cache.Options) *process {
 	GinkgoHelper()
-	ctx, s := context.Background(), store.NewCatalog(db)
-	ids := make([]string, n)
-	for i := range ids {
-		now := time.Now().UTC()
-		ids[i] = uuid.NewString()
-		c := catalog.Container{ID: ids[i], Slug: "t-" + ids[i][:8], Name: fmt.Sprintf("T%d", i), PrimaryMode: mode,
-			CategoryIDs: []string{}, TagIDs: []string{}, CreatedAt: now, UpdatedAt: now}
-		Expect(s.CreateContainer(ctx, c)).To(Succeed())
-		Expect(s.SetPublished(ctx, c.ID, true, "", "test", now)).To(Succeed())
-	}
-	return ids
-}
-
-// listen runs a listener over c (reading src) until the spec ends and waits until it listens.
-func listen(c *cache.Catalog, src *source) {
-	GinkgoHelper()
-	l, err := cache.NewListener(c, dsn, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
+	p := &process{list: &lister{Catalog: store.NewCatalog(db)}, logs: &logs{}}
+	var err error
+	p.c, err = cache.NewCatalog(store.NewCatalog(db), p.list, opts, slog.New(slog.NewTextHandler(p.logs, nil)), prometheus.NewRegistry())
 	Expect(err).NotTo(HaveOccurred())
-	testkit.RunUntilCleanup(l.Run)
-	// A page read twice with at most one database read tells it listens (none when an earlier
-	// round already kept it, as when it started listening between a round's two reads); the
-	// probe's reads are not counted.
-	Eventually(func() int32 {
-		before := src.pages.Load()
-		page(c, catalog.TemplateQuery{Mode: "probe"})
-		page(c, catalog.TemplateQuery{Mode: "probe"})
-		return src.pages.Load() - before
-	}).WithTimeout(5 * time.Second).Should(BeNumerically("<=", 1))
-	src.pages.Store(0)
+	return p
 }
 
-func newCatalog(maxBytes int) (*cache.Catalog, *source) {
-	src := &source{Catalog: store.NewCatalog(db)}
-	return cache.NewCatalog(src, maxBytes), src
-}
-
-// page reads one page of q (sorted by newest, 2 cards a page unless q says otherwise) as the
-// store answers it: with the first card of the next page, when there is one.
-func page(c *cache.Catalog, q catalog.TemplateQuery) []string {
+// run keeps the process's index until the spec ends and, when listening, runs its listener.
+func (p *process) run(listening bool) {
 	GinkgoHelper()
-	if q.Sort == "" {
-		q.Sort = catalog.SortNewest
+	testkit.RunUntilCleanup(p.c.Run)
+	if listening {
+		l, err := cache.NewListener(p.c, dsn, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
+		Expect(err).NotTo(HaveOccurred())
+		testkit.RunUntilCleanup(l.Run)
 	}
-	if q.Page == 0 {
-		q.Page, q.PageSize = 1, 2
-	}
-	cards, err := c.Templates(context.Background(), q)
-	Expect(err).NotTo(HaveOccurred())
-	ids := make([]string, len(cards))
-	for i, card := range cards {
-		ids[i] = card.ContainerID
-	}
-	return ids
+	Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(10 * time.Second).Should(Succeed())
 }
 
-func total(c *cache.Catalog, mode string) int {
+// page answers q's page and total from c as "<total>:<has more>:<cards>".
+func page(c catalog.Listings, q catalog.TemplateQuery) string {
 	GinkgoHelper()
-	n, err := c.CountTemplates(context.Background(), catalog.TemplateQuery{Mode: mode})
+	cards, total, err := c.Templates(context.Background(), q)
 	Expect(err).NotTo(HaveOccurred())
-	return n
+	return fmt.Sprintf("%d:%v:%+v", total, len(cards) > q.PageSize, cards)
 }
 
-var _ = Describe("catalog listings kept in memory", func() {
-	var (
-		c   *cache.Catalog
-		src *source
-		ids []string
-		q   = catalog.TemplateQuery{Mode: "kept"}
-	)
+// oracle answers q as page does, by SQL.
+func oracle(q catalog.TemplateQuery) string {
+	GinkgoHelper()
+	return page(storetest.Listing{DB: db}, q)
+}
+
+// every is the first page of 50 of the newest catalog templates.
+var every = catalog.TemplateQuery{Sort: catalog.SortNewest, Page: 1, PageSize: 50}
+
+// index bounds the seeded catalog, keeping every card.
+var index = cache.Options{MaxTemplates: 1000, Cards: 1000, Poll: time.Hour}
+
+var _ = Describe("the catalog's read model", func() {
 	BeforeEach(func() {
 		testkit.Truncate(db)
-		c, src = newCatalog(cache.DefaultMaxBytes)
-		ids = publish("kept", 3)
+		Expect(db.Exec(seedCatalog).Error).To(Succeed())
 	})
 
-	It("reads the database for every listing until the listener listens", func() {
-		page(c, q)
-		page(c, q)
-		total(c, "kept")
-		total(c, "kept")
-		Expect([]int32{src.pages.Load(), src.counts.Load()}).To(Equal([]int32{2, 2}))
+	It("is not ready and answers listings 503 until the catalog is first read", func() {
+		p := newProcess(index)
+		Expect(p.c.Ready(context.Background())).To(MatchError(ContainSubstring("not read yet")))
+		_, _, err := p.c.Templates(context.Background(), every)
+		e, ok := apperr.As(err)
+		Expect(ok).To(BeTrue())
+		Expect(e.Kind).To(Equal(apperr.Unavailable))
+
+		p.run(false)
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
 	})
 
-	It("answers pages and totals from memory while listening, until a change is notified", func() {
-		listen(c, src)
-		first := page(c, q)
-		Expect(total(c, "kept")).To(Equal(3))
-		pages, counts := src.pages.Load(), src.counts.Load()
-		Expect(page(c, q)).To(Equal(first))
-		Expect(total(c, "kept")).To(Equal(3))
-		Expect([]int32{src.pages.Load(), src.counts.Load()}).To(Equal([]int32{pages, counts}))
-
-		Expect(db.Exec(`UPDATE containers SET is_published = false WHERE id = ?`, first[0]).Error).To(Succeed())
-		Eventually(func() int { return total(c, "kept") }).WithTimeout(notified).Should(Equal(2))
-		Expect(page(c, q)).NotTo(ContainElement(first[0]))
+	It("fails readiness loudly for a catalog larger than its bound, reading none of it", func() {
+		p := newProcess(cache.Options{MaxTemplates: 100, Cards: 100, Poll: time.Hour})
+		testkit.RunUntilCleanup(p.c.Run)
+		Eventually(p.c.Ready).WithArguments(context.Background()).Should(MatchError(ContainSubstring("more than CATALOG_INDEX_MAX_TEMPLATES (100)")))
+		Consistently(p.c.Ready).WithArguments(context.Background()).WithTimeout(300 * time.Millisecond).Should(HaveOccurred())
+		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog larger than its bound: not ready\""))
+		_, _, err := p.c.Templates(context.Background(), every)
+		Expect(err).To(HaveOccurred())
 	})
 
-	It("drops everything on a change of what a card shows, not only of what is filtered", func() {
-		listen(c, src)
-		page(c, q)
-		Expect(db.Exec(`UPDATE containers SET use_count = 5 WHERE id = ?`, ids[0]).Error).To(Succeed())
-		Eventually(func() string { return page(c, catalog.TemplateQuery{Mode: "kept", Sort: catalog.SortPopular})[0] }).
-			WithTimeout(notified).Should(Equal(ids[0]))
-		before := src.pages.Load()
-		Expect(db.Exec(`UPDATE containers SET image = 'new.png' WHERE id = ?`, ids[2]).Error).To(Succeed())
-		Eventually(func() int32 { page(c, q); return src.pages.Load() - before }).WithTimeout(notified).Should(BeNumerically(">=", 1))
+	It("shows a write of its own process when the write returns", func() {
+		p := newProcess(index)
+		p.run(false) // no notification and no poll: only the write itself brings the index up to date
+		first, _, err := p.c.Templates(context.Background(), every)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.c.DeleteContainer(context.Background(), first[0].ContainerID, time.Now().UTC())).To(Succeed())
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
+		Expect(p.list.reads.Load()).To(BeEquivalentTo(1), "applied in place, not read again")
 	})
 
-	It("keeps no value read while a change arrived", func() {
-		listen(c, src)
-		src.during = c.Forget
-		page(c, q)
-		src.during = nil
-		page(c, q)
-		Expect(src.pages.Load()).To(BeEquivalentTo(2))
+	It("applies another process's change once notified, in place", func() {
+		p := newProcess(index)
+		p.run(true)
+		Expect(db.Exec(`UPDATE containers SET name = 'Zebra intro', use_count = 100 WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL LIMIT 1)`).Error).To(Succeed())
+		search := catalog.TemplateQuery{Words: []string{"zeb"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 5}
+		Eventually(func() string { return page(p.c, search) }).WithTimeout(notified).Should(Equal(oracle(search)))
+		Expect(page(p.c, search)).To(HavePrefix("1:"))
+		Expect(p.list.reads.Load()).To(BeEquivalentTo(1))
 	})
 
-	It("drops everything when the catalog's tables are truncated", func() {
-		listen(c, src)
-		Expect(page(c, q)).To(HaveLen(3))
+	It("shows another process's commit within milliseconds, one change after another", func() {
+		p := newProcess(index)
+		p.run(true)
+		var ids []string
+		Expect(db.Raw(`SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 60`).Scan(&ids).Error).To(Succeed())
+		popular := catalog.TemplateQuery{Sort: catalog.SortPopular, Page: 1, PageSize: 1}
+		var took []time.Duration
+		for i, id := range ids {
+			Expect(db.Exec(`UPDATE containers SET use_count = ? WHERE id = ?`, 1000+i, id).Error).To(Succeed())
+			committed := time.Now()
+			Eventually(func() string {
+				cards, _, err := p.c.Templates(context.Background(), popular)
+				Expect(err).NotTo(HaveOccurred())
+				return cards[0].ContainerID
+			}).WithTimeout(notified).WithPolling(100 * time.Microsecond).Should(Equal(id))
+			took = append(took, time.Since(committed))
+		}
+		slices.Sort(took)
+		AddReportEntry("commit to visible", fmt.Sprintf("p50 %v, p99 %v over %d changes", took[len(took)/2], took[len(took)*99/100], len(took)))
+		Expect(took[len(took)*99/100]).To(BeNumerically("<", notified))
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
+		Expect(p.list.reads.Load()).To(BeEquivalentTo(1))
+	})
+
+	It("makes up a lost notification at the next poll", func() {
+		p := newProcess(cache.Options{MaxTemplates: 1000, Cards: 1000, Poll: 200 * time.Millisecond})
+		p.run(false) // every notification is lost
+		Expect(db.Exec(`UPDATE containers SET is_premium = NOT is_premium WHERE is_published`).Error).To(Succeed())
+		premium := catalog.TemplateQuery{IsPremium: ptr(true), Sort: catalog.SortAZ, Page: 2, PageSize: 10}
+		Eventually(func() string { return page(p.c, premium) }).WithTimeout(notified).Should(Equal(oracle(premium)))
+		Expect(p.list.reads.Load()).To(BeEquivalentTo(1), "read from the log, not again")
+	})
+
+	It("reads the catalog again, once, when the log no longer holds the changes since its version, and is exact", func() {
+		p := newProcess(index)
+		p.run(false) // no notification and no poll: Sync alone makes it read the log
+		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 7 WHERE is_published AND name LIKE 'W%'`).Error).To(Succeed())
+		Expect(db.Exec(`DELETE FROM catalog_changes`).Error).To(Succeed()) // pruned before the process read it
+		Expect(db.Exec(`UPDATE containers SET rate_avg = 4.9 WHERE is_published AND name LIKE 'T%'`).Error).To(Succeed())
+		p.c.Sync(context.Background())
+		popular := catalog.TemplateQuery{Sort: catalog.SortPopular, Page: 1, PageSize: 30}
+		Expect(page(p.c, popular)).To(Equal(oracle(popular)))
+		rate := catalog.TemplateQuery{Sort: catalog.SortRate, Page: 1, PageSize: 30}
+		Expect(page(p.c, rate)).To(Equal(oracle(rate)))
+		Expect(p.list.reads.Load()).To(BeEquivalentTo(2))
+		Expect(p.logs.String()).To(ContainSubstring("catalog changes not in the log"))
+	})
+
+	It("reads the catalog again when its tables are truncated", func() {
+		p := newProcess(index)
+		p.run(true)
 		testkit.Truncate(db)
-		Eventually(func() []string { return page(c, q) }).WithTimeout(notified).Should(BeEmpty())
+		Expect(db.Exec(seedCatalog).Error).To(Succeed())
+		Eventually(func() string { return page(p.c, every) }).WithTimeout(notified).Should(Equal(oracle(every)))
 	})
 
-	It("drops everything when a write of this process returns, so it reads its own write at once", func() {
-		listen(c, src)
-		Expect(page(c, q)).To(HaveExactElements(ids[2], ids[1], ids[0]))
-		Expect(total(c, "kept")).To(Equal(3))
-		Expect(c.DeleteContainer(context.Background(), ids[2], time.Now().UTC())).To(Succeed())
-		Expect(total(c, "kept")).To(Equal(2))
-		Expect(page(c, q)).To(HaveExactElements(ids[1], ids[0]))
+	It("catches up on what changed while its listener was disconnected, once it listens again", func() {
+		p := newProcess(index) // no poll: only the reconnection finds the change
+		p.run(true)
+		Eventually(func() int64 {
+			var n int64
+			Expect(db.Raw(`SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`, cache.ApplicationName).Scan(&n).Error).To(Succeed())
+			return n
+		}).Should(BeEquivalentTo(1))
+		Expect(db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()`,
+			cache.ApplicationName).Error).To(Succeed())
+		Expect(db.Exec(`UPDATE containers SET deleted_at = now() WHERE is_published AND name LIKE 'L%'`).Error).To(Succeed())
+		Eventually(func() string { return page(p.c, every) }).WithTimeout(5 * time.Second).Should(Equal(oracle(every)))
 	})
 
-	It("keeps within its bound, making room as listings come", func() {
-		// A page of one card is estimated at some 450 bytes: three do not fit in 1,000.
-		c, src = newCatalog(1000)
-		listen(c, src)
-		one := func(p int) { page(c, catalog.TemplateQuery{Mode: "kept", Page: p, PageSize: 1}) }
-		for p := range 3 {
-			one(p + 1)
-		}
-		Expect(src.pages.Load()).To(BeEquivalentTo(3))
-		for p := range 3 {
-			one(p + 1)
-		}
-		Expect(src.pages.Load()).To(BeNumerically(">", 3), "not every page was kept")
-		read := src.pages.Load()
-		one(3)
-		Expect(src.pages.Load()).To(Equal(read), "the last page read was kept")
+	It("keeps answering from its last good index when applying a change panics, logs it and reads the catalog again", func() {
+		p := newProcess(index)
+		p.list.gate = make(chan struct{})
+		p.run(true)
+		before := page(p.c, every)
+		p.list.panics.Store(1)
+		Expect(db.Exec(`UPDATE containers SET created_at = now() + interval '1 day' WHERE is_published AND name LIKE 'P%'`).Error).To(Succeed())
+		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Expect(page(p.c, every)).To(Equal(before), "the last good index answers while the catalog is read again")
+		Expect(p.c.Ready(context.Background())).To(Succeed())
+		close(p.list.gate)
+		Eventually(func() string { return page(p.c, every) }).WithTimeout(notified).Should(Equal(oracle(every)))
+		Expect(page(p.c, every)).NotTo(Equal(before))
+		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
+		Expect(p.logs.String()).To(ContainSubstring("a bug in the index"))
 	})
 
-	It("serves nothing stale after Postgres ends the listener's connection, and keeps listings again once it listens", func() {
-		listen(c, src)
-		Expect(total(c, "kept")).To(Equal(3))
-		Expect(db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-			WHERE datname = current_database() AND application_name = ?`, cache.ApplicationName).Error).To(Succeed())
-		Expect(db.Exec(`UPDATE containers SET is_published = false WHERE id = ?`, ids[0]).Error).To(Succeed())
-		Eventually(func() int { return total(c, "kept") }).WithTimeout(notified).Should(Equal(2))
-		Eventually(func() int32 {
-			before := src.counts.Load()
-			total(c, "kept")
-			total(c, "kept")
-			return src.counts.Load() - before
-		}).WithTimeout(10*time.Second).Should(BeNumerically("<=", 1), "a total read twice is kept again")
-	})
 })
+
+func ptr[T any](v T) *T { return &v }

@@ -1,123 +1,492 @@
 package cache
 
 import (
-	"context"
-	"errors"
+	"bytes"
+	"cmp"
 	"fmt"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/google/uuid"
 
-	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// index is an immutable snapshot of what the catalog's listings test and sort by, read as one
-// snapshot (Lister.Listing), so that any page and total is computed in memory without a
-// database round trip. Entries are numbered 0..n-1 in the popular order. Each filter value
-// (premium, a mode, an aspect, a category, a tag) is the set of its entries, and each search
-// lexeme its postings, kept as sorted lists or, once dense, as bitmaps, so that a million
-// templates cost a few thousand allocations rather than millions and a count of bitmap filters
-// is a word-wise AND.
-//
-// It keeps the cards of its first entries (the most used templates); a page showing others
-// reads their cards by id in one query.
-type index struct {
-	at   pglisten.Ticket // the Catalog generation it was read at
-	src  Lister
-	ids  []uuid.UUID
-	kept []catalog.TemplateCard // the cards of entries 0..len(kept)-1
-	// premium holds the premium entries; the others are the rest. modes, aspects, cats and
-	// tags hold each value's entries (category and tag ids lower-cased).
-	premium                    *entrySet
-	modes, aspects, cats, tags map[string]*entrySet
-	// orders holds the entries in each of catalog.Sorts but the popular one, which is the
-	// entries' own order.
-	orders map[string][]int32
-	// ranks holds each entry's place (0 first) in each order of orders.
-	ranks map[string][]int32
-	// Lexeme l is text[textAt[l]:textAt[l+1]], in byte order. Its postings are
-	// post[postAt[l]:postAt[l+1]] (entry<<2 | weight, ascending) or, when that range is empty,
-	// the bitmap dense[l]: a lexeme in more than 3/32 of the entries costs 3 bits an entry
-	// rather than 32 a posting.
-	text   string
-	textAt []int32
-	postAt []int32
-	post   []int32
-	dense  map[int32]*bitmap
+// Indexes of catalog.Sorts() in an index's orders.
+const (
+	orderNewest = iota
+	orderPopular
+	orderRate
+	orderAZ
+	nOrders
+)
 
-	// slots holds one scratch, or nil until it is made, per query that may run at once: a
-	// scratch is 6 to 11 bitmaps of the catalog (1.4 MB at a million templates), so more
-	// queries than cores wait for one rather than allocate their own.
-	slots chan *scratch
+// orderOf answers the index of sort in an index's orders.
+func orderOf(sort string) int {
+	switch sort {
+	case catalog.SortNewest:
+		return orderNewest
+	case catalog.SortRate:
+		return orderRate
+	case catalog.SortAZ:
+		return orderAZ
+	}
+	return orderPopular
 }
 
-// entrySet is the entries having one filter value, added in ascending order: a sorted list
-// while it is sparse, a bitmap once the list would take more room (past 1/32 of the entries).
+// keys are what a template's orders sort it by.
+type keys struct {
+	created int64 // microseconds, as Postgres keeps them
+	use     int64
+	rate    float64
+	name    string
+}
+
+// index is the catalog's read model: every catalog template (published, not deleted) as the
+// listings test, sort and show it, changed in place, one template at a time (apply).
+//
+// Each template has a slot, a number that stays its own while it is in the catalog; a slot
+// freed by a template leaving is given to the next one to enter. Every set below is a set of
+// slots, and alive holds the slots in use.
+//
+//   - Filter values (premium, each mode, aspect, category and tag id, lower-cased): an
+//     entrySet each, a sorted list while sparse, a bitmap past 1/32 of the slots.
+//   - Orders: for each of catalog.Sorts(), the slots in use in that order (orders) and each
+//     slot's place in it (ranks; meaningless for a free slot). The keys are those of the SQL
+//     listing: created_at DESC, use_count DESC, rate_avg DESC, each then id DESC, and name in
+//     byte order then id ASC. Invariant: orders[o][ranks[o][s]] == s for every slot in use.
+//   - Search: lexemes by id (lexText), their ids in byte order of their text (byText, for a
+//     prefix's range), and each one's postings: slot<<2 | weight, ascending (post[l]), or,
+//     once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two more
+//     bits (dense[l], and post[l] nil). lex[s] lists slot s's lexeme ids, to take it out.
+//   - Cards: those of up to maxCards templates (the most used when read); a page showing
+//     others reads them by id.
+//
+// An index is not safe for concurrent use: Catalog reads it under a read lock and applies
+// changes under the write lock.
+type index struct {
+	at    catalog.ListingVersion // the catalog version it holds
+	ids   []uuid.UUID
+	keys  []keys
+	lex   [][]int32
+	cards []*catalog.TemplateCard
+	kept  int // cards held
+	alive []uint64
+	n     int // slots in use
+	free  []int32
+	slot  map[uuid.UUID]int32
+
+	premium                    *entrySet
+	modes, aspects, cats, tags map[string]*entrySet
+
+	orders [nOrders][]int32
+	ranks  [nOrders][]int32
+
+	lexID   map[string]int32
+	lexText []string
+	byText  []int32
+	post    [][]int32
+	dense   []*bitmap
+
+	maxCards int
+	building bool // rows are added in bulk and finish orders and encodings once
+
+	// pool holds one scratch, or nil until it is made, per query that may run at once: a
+	// scratch is 7 to 12 bitmaps of the slots (1.5 MB at a million templates), so more queries
+	// than cores wait for one rather than allocate their own.
+	pool chan *scratch
+}
+
+// newIndex answers an empty index keeping up to maxCards cards, with scratches for queries
+// concurrent queries, in bulk mode until finish.
+func newIndex(maxCards, queries int) *index {
+	ix := &index{slot: map[uuid.UUID]int32{}, premium: &entrySet{}, modes: map[string]*entrySet{},
+		aspects: map[string]*entrySet{}, cats: map[string]*entrySet{}, tags: map[string]*entrySet{},
+		lexID: map[string]int32{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
+	for range queries {
+		ix.pool <- nil
+	}
+	return ix
+}
+
+// slots answers how many slots the index has (in use or free).
+func (ix *index) slots() int { return len(ix.ids) }
+
+// words answers how many 64-slot words a bitmap of the slots has.
+func (ix *index) words() int { return (len(ix.ids) + 63) / 64 }
+
+// finish ends bulk mode: it sorts the orders, sorts the lexemes and makes dense sets and
+// postings bitmaps.
+func (ix *index) finish() {
+	for o := range nOrders {
+		slices.SortFunc(ix.orders[o], func(a, b int32) int { return ix.compare(o, a, b) })
+		for p, s := range ix.orders[o] {
+			ix.ranks[o][s] = int32(p) // #nosec G115 -- bounded by the slots
+		}
+	}
+	ix.byText = make([]int32, len(ix.lexText))
+	for l := range ix.byText {
+		ix.byText[l] = int32(l) // #nosec G115 -- bounded by the lexemes
+	}
+	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText[a], ix.lexText[b]) })
+	ix.building = false
+	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+		for _, s := range sets {
+			s.densify(ix.slots())
+		}
+	}
+	ix.premium.densify(ix.slots())
+	for l := range ix.post {
+		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
+	}
+}
+
+// compare orders slots a and b in order o.
+func (ix *index) compare(o int, a, b int32) int {
+	ka, kb := &ix.keys[a], &ix.keys[b]
+	var c int
+	switch o {
+	case orderNewest:
+		c = cmp.Compare(kb.created, ka.created)
+	case orderPopular:
+		c = cmp.Compare(kb.use, ka.use)
+	case orderRate:
+		c = cmp.Compare(kb.rate, ka.rate)
+	default:
+		if c = strings.Compare(ka.name, kb.name); c != 0 {
+			return c
+		}
+		return bytes.Compare(ix.ids[a][:], ix.ids[b][:])
+	}
+	if c != 0 {
+		return c
+	}
+	return bytes.Compare(ix.ids[b][:], ix.ids[a][:])
+}
+
+// apply makes r the index's state of its template: added, replaced, or (not Live) taken out.
+func (ix *index) apply(r catalog.ListingRow) error {
+	id, err := uuid.Parse(r.ID)
+	if err != nil {
+		return fmt.Errorf("cache: listing row: %w", err)
+	}
+	s, had := ix.slot[id]
+	if had {
+		ix.takeOut(s, r.Live)
+	}
+	if !r.Live {
+		return nil
+	}
+	if !had {
+		s = ix.newSlot(id)
+	}
+	ix.put(s, r, had)
+	return nil
+}
+
+// newSlot answers a free slot, or a new one, for id.
+func (ix *index) newSlot(id uuid.UUID) int32 {
+	var s int32
+	if n := len(ix.free); n > 0 {
+		s, ix.free = ix.free[n-1], ix.free[:n-1]
+		ix.ids[s] = id
+	} else {
+		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
+		ix.ids = append(ix.ids, id)
+		ix.keys = append(ix.keys, keys{})
+		ix.lex = append(ix.lex, nil)
+		ix.cards = append(ix.cards, nil)
+		for o := range nOrders {
+			ix.ranks[o] = append(ix.ranks[o], -1)
+		}
+		if ix.words() > len(ix.alive) {
+			ix.alive = append(ix.alive, 0)
+		}
+	}
+	ix.slot[id] = s
+	return s
+}
+
+// takeOut takes slot s out of every set, postings list and order; unless staying (its
+// template is put back at once), the slot is freed.
+func (ix *index) takeOut(s int32, staying bool) {
+	ix.premium.remove(s)
+	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+		for _, set := range sets {
+			set.remove(s)
+		}
+	}
+	for _, l := range ix.lex[s] {
+		ix.removePosting(l, s)
+	}
+	ix.lex[s] = nil
+	if !staying {
+		// A template put back at once keeps its places until put moves it.
+		for o := range nOrders {
+			p := int(ix.ranks[o][s])
+			ix.orders[o] = slices.Delete(ix.orders[o], p, p+1)
+			ix.renumber(o, p, len(ix.orders[o])-1)
+		}
+	}
+	ix.alive[s/64] &^= 1 << (s % 64)
+	ix.n--
+	if ix.cards[s] != nil && !staying {
+		ix.cards[s] = nil
+		ix.kept--
+	}
+	if !staying {
+		delete(ix.slot, ix.ids[s])
+		ix.free = append(ix.free, s)
+	}
+}
+
+// move moves slot s, whose keys changed, from its place p in order o to its new place q,
+// shifting only the slots between them: a use counted moves a template a few places.
+func (ix *index) move(o int, s int32) {
+	order := ix.orders[o]
+	p := int(ix.ranks[o][s])
+	// The new place among the other slots: the order without s at p.
+	q := sort.Search(len(order)-1, func(i int) bool {
+		if i >= p {
+			i++
+		}
+		return ix.compare(o, order[i], s) > 0
+	})
+	switch {
+	case q < p:
+		copy(order[q+1:p+1], order[q:p])
+	case q > p:
+		copy(order[p:q], order[p+1:q+1])
+	default:
+		return
+	}
+	order[q] = s
+	ix.renumber(o, min(p, q), max(p, q))
+}
+
+// renumber sets the ranks of the slots at places from..to of order o.
+func (ix *index) renumber(o, from, to int) {
+	order, ranks := ix.orders[o], ix.ranks[o]
+	for p := from; p <= to; p++ {
+		ranks[order[p]] = int32(p) // #nosec G115 -- bounded by the slots
+	}
+}
+
+// put puts r's template in slot s, which is in no set or postings list, and in the orders
+// only when placed (then it is moved to its new places).
+func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
+	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: r.Name}
+	if r.IsPremium {
+		ix.premium.add(s, ix)
+	}
+	ix.addTo(ix.modes, r.PrimaryMode, s)
+	for _, a := range r.Aspects {
+		ix.addTo(ix.aspects, a, s)
+	}
+	for _, c := range r.CategoryIDs {
+		ix.addTo(ix.cats, strings.ToLower(c), s)
+	}
+	for _, t := range r.TagIDs {
+		ix.addTo(ix.tags, strings.ToLower(t), s)
+	}
+	lex := make([]int32, 0, len(r.Lexemes))
+	for _, l := range r.Lexemes {
+		id := ix.lexeme(l.Text)
+		ix.addPosting(id, s, l.Weight&3)
+		lex = append(lex, id)
+	}
+	ix.lex[s] = lex
+	for o := range nOrders {
+		if ix.building {
+			ix.orders[o] = append(ix.orders[o], s)
+			continue
+		}
+		if placed {
+			ix.move(o, s)
+			continue
+		}
+		order := ix.orders[o]
+		q := sort.Search(len(order), func(p int) bool { return ix.compare(o, order[p], s) > 0 })
+		ix.orders[o] = slices.Insert(order, q, s)
+		ix.renumber(o, q, len(ix.orders[o])-1)
+	}
+	ix.alive[s/64] |= 1 << (s % 64)
+	ix.n++
+	if ix.cards[s] != nil || ix.kept < ix.maxCards {
+		if ix.cards[s] == nil {
+			ix.kept++
+		}
+		card := r.Card
+		ix.cards[s] = &card
+	}
+}
+
+// addTo adds s to the set of value in sets.
+func (ix *index) addTo(sets map[string]*entrySet, value string, s int32) {
+	set, ok := sets[value]
+	if !ok {
+		set = &entrySet{}
+		sets[value] = set
+	}
+	set.add(s, ix)
+}
+
+// lexeme answers the id of the lexeme text, made when new.
+func (ix *index) lexeme(text string) int32 {
+	if id, ok := ix.lexID[text]; ok {
+		return id
+	}
+	id := int32(len(ix.lexText)) // #nosec G115 -- a few per template
+	ix.lexID[text] = id
+	ix.lexText = append(ix.lexText, text)
+	ix.post = append(ix.post, nil)
+	ix.dense = append(ix.dense, nil)
+	if !ix.building {
+		at, _ := slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText[l], t) })
+		ix.byText = slices.Insert(ix.byText, at, id)
+	}
+	return id
+}
+
+// addPosting adds slot s with weight to lexeme l's postings.
+func (ix *index) addPosting(l, s int32, weight uint8) {
+	if d := ix.dense[l]; d != nil {
+		d.set(s, weight)
+		return
+	}
+	p := s<<2 | int32(weight)
+	post := ix.post[l]
+	if n := len(post); n == 0 || post[n-1]>>2 < s {
+		ix.post[l] = append(post, p)
+	} else {
+		at, _ := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) })
+		ix.post[l] = slices.Insert(post, at, p)
+	}
+	if !ix.building {
+		ix.densifyLexeme(l)
+	}
+}
+
+// removePosting takes slot s out of lexeme l's postings.
+func (ix *index) removePosting(l, s int32) {
+	if d := ix.dense[l]; d != nil {
+		d.clear(s)
+		return
+	}
+	post := ix.post[l]
+	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
+		ix.post[l] = slices.Delete(post, at, at+1)
+	}
+}
+
+// densifyLexeme makes lexeme l's postings a bitmap once they are in more than 3/32 of the
+// slots: 3 bits a slot rather than 32 a posting.
+func (ix *index) densifyLexeme(l int32) {
+	post := ix.post[l]
+	if ix.dense[l] != nil || 32*len(post) <= 3*ix.slots() {
+		return
+	}
+	d := &bitmap{}
+	for _, p := range post {
+		d.set(p>>2, uint8(p&3)) // #nosec G115 -- two bits
+	}
+	ix.dense[l], ix.post[l] = d, nil
+}
+
+// entrySet is the slots having one filter value: a sorted list while it is sparse, a bitmap
+// once the list would take more room (past 1/32 of the slots). n counts its slots.
 type entrySet struct {
 	list []int32
 	bits []uint64
 	n    int
 }
 
-// add adds e, above every entry added before; entries is the catalog's size as counted before
-// it was read, which rows added since then may pass.
-func (s *entrySet) add(e int32, entries int) {
-	s.n++
-	if s.bits == nil {
-		s.list = append(s.list, e)
-		if 32*len(s.list) <= entries {
-			return
+// add adds s (kept sparse while ix is built in bulk).
+func (set *entrySet) add(s int32, ix *index) {
+	if set.bits != nil {
+		for int(s/64) >= len(set.bits) {
+			set.bits = append(set.bits, 0)
 		}
-		s.bits = make([]uint64, (max(entries, int(e)+1)+63)/64)
-		for _, x := range s.list {
-			s.bits[x/64] |= 1 << (x % 64)
+		if set.bits[s/64]>>(s%64)&1 == 0 {
+			set.bits[s/64] |= 1 << (s % 64)
+			set.n++
 		}
-		s.list = nil
 		return
 	}
-	for int(e/64) >= len(s.bits) {
-		s.bits = append(s.bits, 0)
+	if n := len(set.list); n == 0 || set.list[n-1] < s {
+		set.list = append(set.list, s)
+	} else if at, ok := slices.BinarySearch(set.list, s); !ok {
+		set.list = slices.Insert(set.list, at, s)
+	} else {
+		return
 	}
-	s.bits[e/64] |= 1 << (e % 64)
+	set.n++
+	if !ix.building {
+		set.densify(ix.slots())
+	}
 }
 
-func (s *entrySet) has(e int32) bool {
-	if s.bits != nil {
-		w := int(e / 64)
-		return w < len(s.bits) && s.bits[w]>>(e%64)&1 != 0
+// densify makes the set a bitmap when its list takes more room than one of slots would.
+func (set *entrySet) densify(slots int) {
+	if set.bits != nil || 32*len(set.list) <= slots {
+		return
 	}
-	_, ok := slices.BinarySearch(s.list, e)
+	set.bits = make([]uint64, (slots+63)/64)
+	for _, x := range set.list {
+		set.bits[x/64] |= 1 << (x % 64)
+	}
+	set.list = nil
+}
+
+func (set *entrySet) remove(s int32) {
+	if set.bits != nil {
+		if w := int(s / 64); w < len(set.bits) && set.bits[w]>>(s%64)&1 != 0 {
+			set.bits[w] &^= 1 << (s % 64)
+			set.n--
+		}
+		return
+	}
+	if at, ok := slices.BinarySearch(set.list, s); ok {
+		set.list = slices.Delete(set.list, at, at+1)
+		set.n--
+	}
+}
+
+func (set *entrySet) has(s int32) bool {
+	if set.bits != nil {
+		w := int(s / 64)
+		return w < len(set.bits) && set.bits[w]>>(s%64)&1 != 0
+	}
+	_, ok := slices.BinarySearch(set.list, s)
 	return ok
 }
 
-// word answers the bits of entries 64w..64w+63 of a bitmap set.
-func (s *entrySet) word(w int) uint64 {
-	if w < len(s.bits) {
-		return s.bits[w]
+// word answers the bits of slots 64w..64w+63 of a bitmap set.
+func (set *entrySet) word(w int) uint64 {
+	if w < len(set.bits) {
+		return set.bits[w]
 	}
 	return 0
 }
 
-func (s *entrySet) size() int { return 4*cap(s.list) + 8*len(s.bits) + 64 }
+func (set *entrySet) size() int { return 4*cap(set.list) + 8*len(set.bits) + 64 }
 
-// bitmap holds a lexeme's entries as bits and each one's weight as two more.
+// bitmap holds a dense lexeme's slots as bits (has) and each one's weight as two more (lo,
+// hi); lo and hi are zero outside has. It is as long as its highest slot needs.
 type bitmap struct {
 	has, lo, hi []uint64
 }
 
-func newBitmap(n int) *bitmap {
-	w := (n + 63) / 64
-	return &bitmap{has: make([]uint64, w), lo: make([]uint64, w), hi: make([]uint64, w)}
-}
-
-func (b *bitmap) set(e int32, weight uint8) {
-	w, bit := e/64, uint64(1)<<(e%64)
+func (b *bitmap) set(s int32, weight uint8) {
+	w, bit := int(s/64), uint64(1)<<(s%64)
+	for w >= len(b.has) {
+		b.has, b.lo, b.hi = append(b.has, 0), append(b.lo, 0), append(b.hi, 0)
+	}
 	b.has[w] |= bit
+	b.lo[w] &^= bit
+	b.hi[w] &^= bit
 	if weight&1 != 0 {
 		b.lo[w] |= bit
 	}
@@ -126,203 +495,46 @@ func (b *bitmap) set(e int32, weight uint8) {
 	}
 }
 
-// errIndexTooLarge stops a build over a catalog larger than the bound.
-var errIndexTooLarge = errors.New("cache: the catalog has more templates than the index may hold")
-
-// maxSearchWordLen is the longest search word the index answers; longer ones go to the database.
-const maxSearchWordLen = 100
-
-// buildIndex reads the catalog of about n templates from src into an index read at t, keeping
-// the cards of the first opts.Cards entries, failing with errIndexTooLarge past
-// opts.MaxTemplates.
-func buildIndex(ctx context.Context, src Lister, t pglisten.Ticket, n int, opts IndexOptions) (*index, error) {
-	n = min(n, opts.MaxTemplates)
-	ix := &index{at: t, src: src, orders: map[string][]int32{}, ranks: map[string][]int32{}, ids: make([]uuid.UUID, 0, n),
-		kept: make([]catalog.TemplateCard, 0, min(n, opts.Cards)), premium: &entrySet{},
-		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{}, tags: map[string]*entrySet{},
-		textAt: []int32{0}, postAt: []int32{0}, dense: map[int32]*bitmap{}}
-	b := &builder{ix: ix, n: n, max: opts.MaxTemplates, aspectLists: map[string][]string{}}
-	for _, sort := range catalog.Sorts() {
-		if sort != catalog.SortPopular {
-			ix.orders[sort], ix.ranks[sort] = slices.Repeat([]int32{-1}, n), make([]int32, 0, n)
-		}
+func (b *bitmap) clear(s int32) {
+	if w, bit := int(s/64), uint64(1)<<(s%64); w < len(b.has) {
+		b.has[w] &^= bit
+		b.lo[w] &^= bit
+		b.hi[w] &^= bit
 	}
-	if err := src.Listing(ctx, opts.Cards, b); err != nil {
-		return nil, err
-	}
-	if len(ix.kept) != min(len(ix.ids), opts.Cards) {
-		return nil, fmt.Errorf("cache: listing gave %d cards of %d templates", len(ix.kept), len(ix.ids))
-	}
-	n = len(ix.ids)
-	for sort, order := range ix.orders {
-		// The order was sized by the count before the read, which may have been larger.
-		if len(order) < n || slices.Contains(order[:n], -1) || slices.ContainsFunc(order[n:], func(e int32) bool { return e != -1 }) {
-			return nil, fmt.Errorf("cache: the listing's %s places are not 1 to %d", sort, n)
-		}
-		ix.orders[sort] = order[:n]
-	}
-	ix.text = b.text.String()
-	ix.post = slices.Clip(ix.post)
-	ix.slots = make(chan *scratch, runtime.GOMAXPROCS(0))
-	for range cap(ix.slots) {
-		ix.slots <- nil
-	}
-	return ix, nil
 }
 
-// builder is the catalog.ListingVisitor that fills an index.
-type builder struct {
-	ix     *index
-	n, max int // the catalog's size as counted before reading it, and the bound
-	text   strings.Builder
-	// Cards share one slice per combination of aspects rather than one each.
-	aspectLists map[string][]string
-}
-
-// add adds e to the set of value in sets.
-func (b *builder) add(sets map[string]*entrySet, value string, e int32) {
-	s, ok := sets[value]
-	if !ok {
-		s = &entrySet{}
-		sets[value] = s
-	}
-	s.add(e, b.n)
-}
-
-func (b *builder) Row(r catalog.ListingRow) error {
-	ix := b.ix
-	e := int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
-	if int(e) >= b.max {
-		return errIndexTooLarge
-	}
-	id, err := uuid.Parse(r.ID)
-	if err != nil {
-		return fmt.Errorf("cache: listing row %d: %w", e, err)
-	}
-	ix.ids = append(ix.ids, id)
-	if r.IsPremium {
-		ix.premium.add(e, b.n)
-	}
-	b.add(ix.modes, r.PrimaryMode, e)
-	for _, a := range r.Aspects {
-		b.add(ix.aspects, a, e)
-	}
-	for _, c := range r.CategoryIDs {
-		b.add(ix.cats, strings.ToLower(c), e)
-	}
-	for _, t := range r.TagIDs {
-		b.add(ix.tags, strings.ToLower(t), e)
-	}
-	for i, sort := range catalog.Sorts() {
-		p := r.Places[i]
-		if sort == catalog.SortPopular {
-			continue // the entries' own order
-		}
-		order := ix.orders[sort]
-		if p < 1 || p > b.max || p <= len(order) && order[p-1] != -1 {
-			return fmt.Errorf("cache: listing row %d has %s place %d", e, sort, p)
-		}
-		for len(order) < p {
-			order = append(order, -1)
-		}
-		order[p-1] = e
-		ix.orders[sort], ix.ranks[sort] = order, append(ix.ranks[sort], int32(p-1)) // #nosec G115 -- bounded by MaxTemplates
-	}
-	return nil
-}
-
-func (b *builder) Card(c catalog.TemplateCard) error {
-	ix := b.ix
-	e := len(ix.kept)
-	if e >= len(ix.ids) || !strings.EqualFold(ix.ids[e].String(), c.ContainerID) {
-		return fmt.Errorf("cache: listing card %d is not its row's", e)
-	}
-	key := strings.Join(c.AvailableAspects, ",")
-	if shared, ok := b.aspectLists[key]; ok {
-		c.AvailableAspects = shared
-	} else {
-		b.aspectLists[key] = c.AvailableAspects
-	}
-	ix.kept = append(ix.kept, c)
-	return nil
-}
-
-func (b *builder) Lexeme(l catalog.ListingLexeme) error {
-	ix, n := b.ix, len(b.ix.ids)
-	if k := len(ix.textAt); k > 1 && l.Text <= b.text.String()[ix.textAt[k-2]:ix.textAt[k-1]] {
-		return fmt.Errorf("cache: listing lexeme %q is not in byte order", l.Text)
-	}
-	if len(l.Entries) == 0 || len(l.Entries) != len(l.Weights) {
-		return fmt.Errorf("cache: listing lexeme %q has no postings", l.Text)
-	}
-	for i, e := range l.Entries {
-		if e < 0 || int(e) >= n || i > 0 && e <= l.Entries[i-1] || l.Weights[i] > 3 {
-			return fmt.Errorf("cache: listing lexeme %q has a posting out of order", l.Text)
-		}
-	}
-	b.text.WriteString(l.Text)
-	lexeme := int32(len(ix.textAt) - 1)                // #nosec G115 -- a few per entry
-	ix.textAt = append(ix.textAt, int32(b.text.Len())) // #nosec G115 -- a few bytes per lexeme
-	if 32*len(l.Entries) > 3*n {
-		d := newBitmap(n)
-		for i, e := range l.Entries {
-			d.set(e, l.Weights[i])
-		}
-		ix.dense[lexeme] = d
-	} else {
-		for i, e := range l.Entries {
-			ix.post = append(ix.post, e<<2|int32(l.Weights[i]))
-		}
-	}
-	ix.postAt = append(ix.postAt, int32(len(ix.post))) // #nosec G115 -- a few dozen per entry
-	return nil
-}
-
-// lexemes answers how many lexemes the index holds; lexeme(l) answers the l-th.
-func (ix *index) lexemes() int { return len(ix.textAt) - 1 }
-
-func (ix *index) lexeme(l int) string { return ix.text[ix.textAt[l]:ix.textAt[l+1]] }
-
-// scratch is a query's state, a bit per entry in each bitmap: which entries pass the
-// filters, which match every word so far, their summed weights (bit-sliced: score[j] holds bit
-// j of each entry's score; only the bits of matched entries mean anything), and the current
-// word's entries and best weights (ge1..ge3: a weight of at least 1, 2, 3). has and ge1..ge3
-// are all zero unless held says a word left its bits there; touched lists the bitmap words a
-// word of lists set bits in.
+// scratch is a query's state, a bit per slot in each bitmap: which slots pass the filters,
+// which match every word so far, their summed weights (bit-sliced: score[j] holds bit j of
+// each slot's score; only the bits of matched slots mean anything), the current word's slots
+// and best weights (ge1..ge3: a weight of at least 1, 2, 3), and the slots of one score
+// (level). has and ge1..ge3 are all zero unless held says a word left its bits there; touched
+// lists the bitmap words a word of lists set bits in.
 type scratch struct {
-	passing, matched   []uint64
-	score              [][]uint64
-	has, ge1, ge2, ge3 []uint64
-	held               bool
-	touched            []int
+	passing, matched, level []uint64
+	score                   [][]uint64
+	has, ge1, ge2, ge3      []uint64
+	held                    bool
+	touched                 []int
 }
 
-// match is a query compiled against an index: chosen tells which entries pass.
+// match is a query compiled against an index: chosen tells which slots pass.
 type match struct {
 	ix         *index
 	none       bool        // a filter names something no template has
-	sets       []*entrySet // an entry passes only in each of them, smallest first
-	notPremium bool        // an entry passes only outside ix.premium
+	sets       []*entrySet // a slot passes only in each of them, smallest first
+	notPremium bool        // a slot passes only outside ix.premium
 	filtered   bool        // there are sets or notPremium: s.passing tells who passes them
 	words      int
 	planes     int // the score's bits
 	s          *scratch
 }
 
-// compile answers q as a match, and false when the index cannot answer it exactly (a search
-// word the database might tokenise otherwise: anything but ASCII letters and digits, or a
-// very long word). The caller releases the match.
-func (ix *index) compile(q catalog.TemplateQuery) (*match, bool) {
-	for _, w := range q.Words {
-		if len(w) == 0 || len(w) > maxSearchWordLen || strings.IndexFunc(w, func(r rune) bool {
-			return (r < 'a' || r > 'z') && (r < '0' || r > '9')
-		}) >= 0 {
-			return nil, false
-		}
-	}
+// compile answers q as a match; the caller releases it. A search word matches the lexemes it
+// prefixes.
+func (ix *index) compile(q catalog.TemplateQuery) *match {
 	m := &match{ix: ix, words: len(q.Words), planes: bits.Len(uint(catalog.WeightName * len(q.Words)))}
 	need := func(sets map[string]*entrySet, value string) {
-		if s, ok := sets[value]; ok {
+		if s, ok := sets[value]; ok && s.n > 0 {
 			m.sets = append(m.sets, s)
 		} else {
 			m.none = true
@@ -350,7 +562,7 @@ func (ix *index) compile(q catalog.TemplateQuery) (*match, bool) {
 	slices.SortFunc(m.sets, func(a, b *entrySet) int { return a.n - b.n })
 	m.filtered = len(m.sets) > 0 || m.notPremium
 	if m.none || m.words == 0 && !m.filtered {
-		return m, true
+		return m
 	}
 	m.s = ix.takeScratch(m.planes)
 	if m.filtered {
@@ -360,45 +572,39 @@ func (ix *index) compile(q catalog.TemplateQuery) (*match, bool) {
 		if m.filtered {
 			copy(m.s.matched, m.s.passing)
 		} else {
-			m.all(m.s.matched)
+			copy(m.s.matched, ix.alive)
 		}
 		for i, w := range q.Words {
 			m.matchWord(w, i == 0)
 		}
 	}
-	return m, true
+	return m
 }
 
-// all sets the bit of every entry.
-func (m *match) all(b []uint64) {
-	for w := range b {
-		b[w] = ^uint64(0)
-	}
-	if rest := len(m.ix.ids) % 64; rest != 0 {
-		b[len(b)-1] = 1<<rest - 1
-	}
-}
-
-// matchWord keeps the entries that have a lexeme starting with w and adds the best weight
-// among those lexemes to their score (the first word sets it), 64 entries at a time. A word
+// matchWord keeps the slots that have a lexeme starting with w and adds the best weight
+// among those lexemes to their score (the first word sets it), 64 slots at a time. A word
 // with a bitmap lexeme copies the first one into the word's bitmaps and ORs the others; a word
-// of lists only touches the bitmap words its entries fall in (matchLists).
+// of lists only touches the bitmap words its slots fall in (matchLists).
 func (m *match) matchWord(w string, first bool) {
 	ix, s := m.ix, m.s
-	from := sort.Search(ix.lexemes(), func(l int) bool { return ix.lexeme(l) >= w })
+	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText[ix.byText[i]] >= w })
 	to := from
-	for to < ix.lexemes() && strings.HasPrefix(ix.lexeme(to), w) {
+	for to < len(ix.byText) && strings.HasPrefix(ix.lexText[ix.byText[to]], w) {
 		to++
 	}
+	lexemes := ix.byText[from:to]
 	copied := false
-	for l := from; l < to; l++ {
-		if ix.postAt[l] != ix.postAt[l+1] {
+	for _, l := range lexemes {
+		d := ix.dense[l]
+		if d == nil {
 			continue
 		}
-		d := ix.dense[int32(l)] // #nosec G115 -- below the lexeme count
 		if !copied {
-			for i, h := range d.has {
-				lo, hi := d.lo[i], d.hi[i]
+			for i := range s.has {
+				var h, lo, hi uint64
+				if i < len(d.has) {
+					h, lo, hi = d.has[i], d.lo[i], d.hi[i]
+				}
 				s.has[i], s.ge1[i], s.ge2[i], s.ge3[i] = h, lo|hi, hi, lo&hi
 			}
 			copied, s.held = true, true
@@ -413,18 +619,20 @@ func (m *match) matchWord(w string, first bool) {
 		}
 	}
 	if !copied {
-		m.matchLists(from, to, first)
+		m.matchLists(lexemes, first)
 		return
 	}
-	for _, p := range ix.post[ix.postAt[from]:ix.postAt[to]] {
-		s.setPosting(p)
+	for _, l := range lexemes {
+		for _, p := range ix.post[l] {
+			s.setPosting(p)
+		}
 	}
 	m.score(0, len(s.matched), first)
 }
 
-// matchLists is matchWord for a word whose lexemes from..to are all lists: it sets their bits,
-// scores the bitmap words they touched, keeps no match elsewhere and zeroes what it set.
-func (m *match) matchLists(from, to int, first bool) {
+// matchLists is matchWord for a word whose lexemes are all lists: it sets their bits, scores
+// the bitmap words they touched, keeps no match elsewhere and zeroes what it set.
+func (m *match) matchLists(lexemes []int32, first bool) {
 	ix, s := m.ix, m.s
 	if s.held {
 		clear(s.has)
@@ -434,11 +642,13 @@ func (m *match) matchLists(from, to int, first bool) {
 		s.held = false
 	}
 	s.touched = s.touched[:0]
-	for _, p := range ix.post[ix.postAt[from]:ix.postAt[to]] {
-		if i := int(p >> 8); s.has[i] == 0 {
-			s.touched = append(s.touched, i)
+	for _, l := range lexemes {
+		for _, p := range ix.post[l] {
+			if i := int(p >> 8); s.has[i] == 0 {
+				s.touched = append(s.touched, i)
+			}
+			s.setPosting(p)
 		}
-		s.setPosting(p)
 	}
 	for _, i := range s.touched {
 		m.score(i, i+1, first)
@@ -451,7 +661,7 @@ func (m *match) matchLists(from, to int, first bool) {
 	}
 }
 
-// setPosting sets a posting's entry in the word's bitmaps.
+// setPosting sets a posting's slot in the word's bitmaps.
 func (s *scratch) setPosting(p int32) {
 	e, weight := p>>2, p&3
 	i, bit := e/64, uint64(1)<<(e%64)
@@ -467,7 +677,7 @@ func (s *scratch) setPosting(p int32) {
 	}
 }
 
-// score keeps the entries of bitmap words from..to that the word has and adds the word's best
+// score keeps the slots of bitmap words from..to that the word has and adds the word's best
 // weight, 0 to 3 as two bits, to their score's planes with a carry; the first word sets the
 // score instead. A query with words has at least two planes (bits.Len of 3).
 func (m *match) score(from, to int, first bool) {
@@ -499,14 +709,14 @@ func (m *match) score(from, to int, first bool) {
 	}
 }
 
-// takeScratch waits for a slot and answers its scratch, made on first use, with at least
+// takeScratch waits for a scratch and answers it, sized for the index's slots, with at least
 // planes score planes.
 func (ix *index) takeScratch(planes int) *scratch {
-	s := <-ix.slots
-	words := (len(ix.ids) + 63) / 64
-	if s == nil {
-		s = &scratch{passing: make([]uint64, words), matched: make([]uint64, words), has: make([]uint64, words),
-			ge1: make([]uint64, words), ge2: make([]uint64, words), ge3: make([]uint64, words)}
+	s := <-ix.pool
+	words := ix.words()
+	if s == nil || len(s.passing) != words {
+		s = &scratch{passing: make([]uint64, words), matched: make([]uint64, words), level: make([]uint64, words),
+			has: make([]uint64, words), ge1: make([]uint64, words), ge2: make([]uint64, words), ge3: make([]uint64, words)}
 	}
 	for len(s.score) < planes {
 		s.score = append(s.score, make([]uint64, words))
@@ -514,16 +724,16 @@ func (ix *index) takeScratch(planes int) *scratch {
 	return s
 }
 
-// release gives the scratch's slot back.
+// release gives the scratch back.
 func (m *match) release() {
 	if m.s == nil {
 		return
 	}
-	m.ix.slots <- m.s
+	m.ix.pool <- m.s
 	m.s = nil
 }
 
-// filter sets the bits of the entries that pass the filters: those of the smallest set that is
+// filter sets the bits of the slots that pass the filters: those of the smallest set that is
 // a list and pass the others, or, when every set is a bitmap, their AND a word at a time.
 func (m *match) filter() {
 	passing, premium := m.s.passing, m.ix.premium
@@ -536,7 +746,7 @@ func (m *match) filter() {
 		}
 		return
 	}
-	m.all(passing)
+	copy(passing, m.ix.alive)
 	for w := range passing {
 		x := passing[w]
 		for _, s := range m.sets {
@@ -554,7 +764,7 @@ func (m *match) filter() {
 	}
 }
 
-// count answers how many entries pass.
+// count answers how many slots pass.
 func (m *match) count() int {
 	switch {
 	case m.none:
@@ -564,7 +774,7 @@ func (m *match) count() int {
 	case m.filtered:
 		return ones(m.s.passing)
 	}
-	return len(m.ix.ids)
+	return m.ix.n
 }
 
 // ones answers how many bits b has set.
@@ -586,37 +796,27 @@ func (m *match) passesSets(e int32) bool {
 	return true
 }
 
-// page answers up to limit passing entries after the first offset in the order of sort. A
-// relevance page takes the matches of each score, from the highest, in the popular order, and
-// answers their number too (counted).
-func (m *match) page(sort string, offset, limit int) (entries []int32, total int, counted bool) {
+// page answers up to limit passing slots after the first offset in the order of sort. A
+// relevance page takes the matches of each score, from the highest, each in the popular order.
+func (m *match) page(sort string, offset, limit int) []int32 {
 	if m.none {
-		return nil, 0, true
+		return nil
 	}
 	if sort != catalog.SortRelevance || m.words == 0 {
-		if chosen := m.chosen(); chosen != nil {
-			return m.pageOf(chosen, sort, offset, limit), 0, false
+		if m.words == 0 && !m.filtered {
+			// Every slot in use passes: the page is a window of the order.
+			return window(m.ix.orders[orderOf(sort)], offset, limit)
 		}
-		// Every entry passes: the page is a window of the order.
-		m.ix.walk(sort, func(e int32) bool {
-			if offset > 0 {
-				offset--
-			} else {
-				entries = append(entries, e)
-			}
-			return len(entries) < limit
-		})
-		return entries, 0, false
+		chosen := m.s.matched
+		if m.words == 0 {
+			chosen = m.s.passing
+		}
+		return m.pageOf(chosen, orderOf(sort), offset, limit)
 	}
-	// Relevance: the matches of each score, from the highest, in the popular order.
+	var entries []int32
+	level := m.s.level
 	for sc := catalog.WeightName * m.words; sc >= 0 && len(entries) < limit; sc-- {
 		for w, x := range m.s.matched {
-			if len(entries) == limit {
-				break
-			}
-			if x == 0 {
-				continue
-			}
 			for j, plane := range m.s.score[:m.planes] {
 				if sc>>j&1 != 0 {
 					x &= plane[w]
@@ -624,64 +824,45 @@ func (m *match) page(sort string, offset, limit int) (entries []int32, total int
 					x &^= plane[w]
 				}
 			}
-			for ; x != 0 && len(entries) < limit; x &= x - 1 {
-				if offset > 0 {
-					offset--
-					continue
-				}
-				entries = append(entries, int32(64*w+bits.TrailingZeros64(x))) // #nosec G115 -- bounded by MaxTemplates
-			}
+			level[w] = x
 		}
+		n := ones(level)
+		if offset >= n {
+			offset -= n
+			continue
+		}
+		entries = append(entries, m.pageOf(level, orderPopular, offset, limit-len(entries))...)
+		offset = 0
 	}
-	return entries, ones(m.s.matched), true
+	return entries
 }
 
-// chosen answers the bitmap of the entries that pass, nil when every entry does.
-func (m *match) chosen() []uint64 {
-	switch {
-	case m.words > 0:
-		return m.s.matched
-	case m.filtered:
-		return m.s.passing
-	}
-	return nil
-}
-
-// pageOf answers up to limit entries of chosen after the first offset in the order of sort.
-// The popular order is the bits' own. For another, when few entries pass, sorting them by
-// their place costs less than walking the order until enough passed (about (offset+limit) *
-// entries / passing steps, each a bit test at a random place).
-func (m *match) pageOf(chosen []uint64, sort string, offset, limit int) []int32 {
-	var entries []int32
-	ranks, ordered := m.ix.ranks[sort]
+// pageOf answers up to limit slots of chosen after the first offset in order o. When few
+// slots pass, sorting them by their place costs less than walking the order until enough
+// passed (about (offset+limit) * slots / passing steps, each a bit test at a random place).
+func (m *match) pageOf(chosen []uint64, o, offset, limit int) []int32 {
+	ranks, order := m.ix.ranks[o], m.ix.orders[o]
 	passing := ones(chosen)
-	if ordered && float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(len(m.ix.ids)) {
-		m.ix.walk(sort, func(e int32) bool {
+	if float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(len(order)) {
+		var entries []int32
+		for _, e := range order {
 			if chosen[e/64]>>(e%64)&1 != 0 {
 				if offset > 0 {
 					offset--
-				} else {
-					entries = append(entries, e)
+				} else if entries = append(entries, e); len(entries) == limit {
+					break
 				}
 			}
-			return len(entries) < limit
-		})
+		}
 		return entries
 	}
-	if ordered {
-		entries = make([]int32, 0, passing)
-	}
+	entries := make([]int32, 0, passing)
 	for w, x := range chosen {
 		for ; x != 0; x &= x - 1 {
-			entries = append(entries, int32(64*w+bits.TrailingZeros64(x))) // #nosec G115 -- bounded by MaxTemplates
-		}
-		if !ordered && len(entries) >= offset+limit {
-			break
+			entries = append(entries, int32(64*w+bits.TrailingZeros64(x))) // #nosec G115 -- bounded by the slots
 		}
 	}
-	if ordered {
-		slices.SortFunc(entries, func(a, b int32) int { return int(ranks[a] - ranks[b]) })
-	}
+	slices.SortFunc(entries, func(a, b int32) int { return int(ranks[a] - ranks[b]) })
 	return window(entries, offset, limit)
 }
 
@@ -690,65 +871,37 @@ func window(entries []int32, offset, limit int) []int32 {
 	if offset >= len(entries) {
 		return nil
 	}
-	return entries[offset:min(len(entries), offset+limit)]
-}
-
-// walk calls next with the entries in the order of sort until it answers false.
-func (ix *index) walk(sort string, next func(e int32) bool) {
-	if order, ok := ix.orders[sort]; ok {
-		for _, e := range order {
-			if !next(e) {
-				return
-			}
-		}
-		return
-	}
-	for e := range int32(len(ix.ids)) { // #nosec G115 -- bounded by MaxTemplates; the popular order
-		if !next(e) {
-			return
-		}
-	}
-}
-
-// cards answers the cards of entries: kept ones from memory, the others read by id in one
-// query. It answers false when one of those is no longer in the catalog (a change arrived
-// since the index was read; the caller then reads the page from the database).
-func (ix *index) cards(ctx context.Context, entries []int32) ([]catalog.TemplateCard, bool, error) {
-	cards := make([]catalog.TemplateCard, len(entries))
-	var ids []string
-	for i, e := range entries {
-		if int(e) < len(ix.kept) {
-			cards[i] = ix.kept[e]
-		} else {
-			ids = append(ids, ix.ids[e].String())
-		}
-	}
-	if len(ids) == 0 {
-		return cards, true, nil
-	}
-	read, err := ix.src.TemplateCards(ctx, ids)
-	if err != nil || len(read) != len(ids) {
-		return nil, false, err
-	}
-	for i, e := range entries {
-		if int(e) >= len(ix.kept) {
-			cards[i], read = read[0], read[1:]
-		}
-	}
-	return cards, true, nil
+	return slices.Clone(entries[offset:min(len(entries), offset+limit)])
 }
 
 // size estimates the bytes the index holds.
 func (ix *index) size() int {
-	n := cardsSize(ix.kept) + 16*len(ix.ids) + 8*len(ix.orders)*len(ix.ids) + ix.premium.size()
+	n := 48*len(ix.ids) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) + ix.premium.size()
+	for s, c := range ix.cards {
+		n += 4*len(ix.lex[s]) + len(ix.keys[s].name)
+		if c != nil {
+			n += cardSize(c)
+		}
+	}
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for v, s := range sets {
 			n += len(v) + s.size()
 		}
 	}
-	n += len(ix.text) + 8*len(ix.textAt) + 4*len(ix.post)
-	for range ix.dense {
-		n += 3 * 8 * ((len(ix.ids) + 63) / 64)
+	for l, t := range ix.lexText {
+		n += len(t) + 40 + 4*cap(ix.post[l])
+		if d := ix.dense[l]; d != nil {
+			n += 24 * len(d.has)
+		}
+	}
+	return n
+}
+
+// cardSize estimates the bytes of a card.
+func cardSize(c *catalog.TemplateCard) int {
+	n := 208 + len(c.ContainerID) + len(c.Slug) + len(c.Name) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
+	for _, a := range c.AvailableAspects {
+		n += 16 + len(a)
 	}
 	return n
 }

@@ -1,40 +1,53 @@
 package cache
 
 import (
-	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
-	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// BenchmarkSearchMillion measures the index's CPU for a relevance page of one or two search
-// words over a million templates, with lexemes stored as bitmaps and as lists (go test -bench
-// SearchMillion ./services/content-svc/internal/cache/); the HTTP-level numbers are make bench-1m's.
-func BenchmarkSearchMillion(b *testing.B) {
-	const n = 1_000_000
+// syntheticRow is template i of a synthetic catalog: random sort keys, a few of twelve
+// lexemes of varied shares, filters of varied shares.
+func syntheticRow(r *rand.Rand, id string) catalog.ListingRow {
+	words := []string{"al", "alp", "alpha", "alpine", "alps", "bet", "beta", "gam", "gamma", "gamut", "wed", "wedding"}
+	row := catalog.ListingRow{ID: id, Live: true, IsPremium: r.IntN(40) == 0, PrimaryMode: "video",
+		CreatedAt: time.UnixMicro(r.Int64N(1 << 50)), UseCount: r.Int64N(1000), RateAvg: float64(r.IntN(11)) / 2,
+		Name: fmt.Sprintf("%s %d", words[r.IntN(len(words))], r.IntN(1000)), Aspects: []string{"16:9"}}
+	for range 1 + r.IntN(4) {
+		row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: words[r.IntN(len(words))] + fmt.Sprint(r.IntN(50)), Weight: uint8(r.IntN(4))}) // #nosec G115 -- below 4
+	}
+	if r.IntN(3) == 0 {
+		row.TagIDs = []string{"t1"}
+	}
+	row.Card.ContainerID = id
+	return row
+}
+
+// benchmarkApply measures applying one changed template (new keys, words and filters) to an
+// index of n templates (go test -run XXX -bench Apply ./services/content-svc/internal/cache/).
+func benchmarkApply(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(1, 2)) // #nosec G404 -- test data
-	rows := make(rowsLister, n)
-	for i := range rows {
-		rows[i] = catalog.ListingRow{ID: uuid.NewString(), PrimaryMode: "video", Places: [4]int{i + 1, i + 1, i + 1, i + 1}}
+	ix := newIndex(100_000, 1)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = uuid.NewString()
+		if err := ix.apply(syntheticRow(r, ids[i])); err != nil {
+			b.Fatal(err)
+		}
 	}
-	lexemes := randomLexemes(r, n, []lexemeShare{
-		{"al", 0.01}, {"alp", 0.04}, {"alpha", 0.3}, {"alpine", 0.12}, {"alps", 0.02}, {"bet", 0.05},
-		{"beta", 0.01}, {"gam", 0.2}, {"gamma", 0.3}, {"gamut", 0.002}, {"wed", 0.001}, {"wedding", 0.003},
-	})
-	ix, err := buildIndex(context.Background(), searchLister{rows, lexemes}, pglisten.Ticket{}, n, IndexOptions{MaxTemplates: n})
-	if err != nil {
-		b.Fatal(err)
-	}
-	queries := [][]string{{"alpha"}, {"gam", "alp"}, {"wed"}, {"wedding", "beta"}, {"g"}, {"alpine", "gamma"}}
-	i := 0
+	ix.finish()
 	for b.Loop() {
-		m, _ := ix.compile(catalog.TemplateQuery{Words: queries[i%len(queries)]})
-		m.page(catalog.SortRelevance, 0, 21)
-		m.release()
-		i++
+		if err := ix.apply(syntheticRow(r, ids[r.IntN(n)])); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
+
+func BenchmarkApply100k(b *testing.B) { benchmarkApply(b, 100_000) }
+
+func BenchmarkApplyMillion(b *testing.B) { benchmarkApply(b, 1_000_000) }

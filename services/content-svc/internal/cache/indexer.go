@@ -4,154 +4,190 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
-// Lister reads the catalog for the listing index (store.Catalog): all of it as one snapshot
-// with the cards of the first cards templates, and the cards of templates by id.
-type Lister interface {
-	Listing(ctx context.Context, cards int, v catalog.ListingVisitor) error
-	TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error)
-}
-
-// IndexOptions bound the listing index.
-type IndexOptions struct {
-	// MaxTemplates is the largest catalog indexed; a larger one is listed by the database.
-	// 0 keeps no index.
-	MaxTemplates int
-	// Cards is how many cards the index keeps, of the most used templates; a page showing
-	// others reads their cards by id.
-	Cards int
-	// Every is the least time between the starts of two reads of the catalog, so that a stream
-	// of changes costs one read per Every rather than one per change.
-	Every time.Duration
-}
-
-// Indexer keeps a Catalog's listing index: whenever the catalog changed (a notification, a
-// write of this process, the listener's start), it reads the catalog into a new index and
-// installs it if no change arrived meanwhile. Until then the index is not used, so listings
-// never answer from an index older than a change this process heard of.
-type Indexer struct {
-	c         *Catalog
-	src       Lister
-	opts      IndexOptions
-	log       *slog.Logger
-	templates prometheus.Gauge
-	tooLarge  bool // said once until the catalog fits again
-}
-
-// NewIndexer returns an Indexer of c reading src, registering its gauge on reg.
-func NewIndexer(c *Catalog, src Lister, opts IndexOptions, log *slog.Logger, reg prometheus.Registerer) (*Indexer, error) {
-	g := prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "content_catalog_index_templates",
-		Help: "Templates held by the last listing index this process read (0 while it keeps none).",
-	})
-	if err := reg.Register(g); err != nil {
-		return nil, err
-	}
-	return &Indexer{c: c, src: src, opts: opts, log: log, templates: g}, nil
-}
-
-// Run keeps the index until ctx is done; it always answers nil.
-func (x *Indexer) Run(ctx context.Context) error {
-	if x.opts.MaxTemplates <= 0 {
-		return nil
-	}
-	var last time.Time
+// Run keeps the index until ctx is done: it reads the catalog, then, at each notification,
+// reconnection, write of this process or poll, applies the changes logged since the version it
+// holds, one pass at a time. It always answers nil.
+func (c *Catalog) Run(ctx context.Context) error {
+	poll := time.NewTicker(c.opts.Poll)
+	defer poll.Stop()
 	for {
+		c.pass(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-x.c.want:
+		case <-c.kick:
+		case <-poll.C:
 		}
-		if wait := x.opts.Every - time.Since(last); wait > 0 {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(wait):
-			}
-		}
-		last = time.Now()
-		x.refresh(ctx)
 	}
 }
 
-// refresh reads the catalog into an index and installs it, unless the cache is not live, the
-// catalog is larger than the bound, or a change arrives while it reads (which asks again).
-func (x *Indexer) refresh(ctx context.Context) {
-	t := x.c.ticket()
-	if !t.Live() {
+// pass reads the whole catalog when there is no index yet or it must be read again, then
+// applies the changes since the index's version, and wakes the Sync calls it serves.
+func (c *Catalog) pass(ctx context.Context) {
+	c.state.Lock()
+	c.started++
+	reload := c.reload
+	c.state.Unlock()
+	defer func() {
+		c.state.Lock()
+		c.done++
+		close(c.passed)
+		c.passed = make(chan struct{})
+		c.state.Unlock()
+	}()
+	c.mu.RLock()
+	missing := c.ix == nil
+	c.mu.RUnlock()
+	if (missing || reload) && !c.readAll(ctx) {
 		return
 	}
-	n, err := x.c.Store.CountTemplates(ctx, catalog.TemplateQuery{})
-	if err != nil || n > x.opts.MaxTemplates {
-		x.failed(ctx, err, n)
-		return
+	if errors.Is(c.catchUp(ctx), catalog.ErrListingGap) && c.readAll(ctx) {
+		_ = c.catchUp(ctx)
 	}
-	start := time.Now()
-	ix, err := x.read(ctx, t, n)
-	if err != nil {
-		x.failed(ctx, err, x.opts.MaxTemplates+1)
-		return
-	}
-	if !x.c.install(ix) {
-		return
-	}
-	x.tooLarge = false
-	x.templates.Set(float64(len(ix.ids)))
-	x.log.Debug("catalog index read", "templates", len(ix.ids), "cards", len(ix.kept), "lexemes", ix.lexemes(),
-		"bytes", ix.size(), "took", time.Since(start))
 }
 
-// errIndexPanicked marks a read of the index that panicked: a bug, not a database failure.
-var errIndexPanicked = errors.New("cache: the index read panicked")
+// errPanicked marks a read or an apply that panicked: a bug, not a database failure.
+var errPanicked = errors.New("cache: the catalog index panicked")
 
-// read reads the catalog of n templates into an index with ticket t. A panic while reading
-// becomes an error: the index only spares the database work, so a bug in it must cost the
-// process its index (listings read the database), not its life.
-func (x *Indexer) read(ctx context.Context, t pglisten.Ticket, n int) (ix *index, err error) {
+// safely runs f, making a panic an error: a bug in the index must cost it a reload, not the
+// process its life.
+func safely(f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			ix, err = nil, fmt.Errorf("%w: %v\n%s", errIndexPanicked, p, debug.Stack())
+			err = fmt.Errorf("%w: %v\n%s", errPanicked, p, debug.Stack())
 		}
 	}()
-	return buildIndex(ctx, x.src, t, n, x.opts)
+	return f()
 }
 
-// failed drops the index after a read that failed or a catalog of n templates, too large.
-func (x *Indexer) failed(ctx context.Context, err error, n int) {
-	x.c.install(nil)
-	x.templates.Set(0)
+// readAll reads the whole catalog into a new index and installs it, the previous one
+// answering meanwhile, and reports whether it did.
+func (c *Catalog) readAll(ctx context.Context) bool {
+	start := time.Now()
+	ix := newIndex(c.opts.Cards, c.queryPools)
+	var (
+		at catalog.ListingVersion
+		n  int
+	)
+	err := safely(func() error {
+		var err error
+		at, n, err = c.src.Listing(ctx, c.opts.MaxTemplates, func(r catalog.ListingRow) error { return ix.apply(r) })
+		if err == nil && n <= c.opts.MaxTemplates {
+			ix.finish()
+		}
+		return err
+	})
+	c.reloads.Inc()
 	switch {
 	case ctx.Err() != nil:
-	case err == nil || errors.Is(err, errIndexTooLarge):
-		if x.tooLarge {
-			return
-		}
-		x.tooLarge = true
-		x.log.Info("catalog index not kept: the catalog is larger than its bound", "max_templates", x.opts.MaxTemplates, "templates", n)
-	case errors.Is(err, errIndexPanicked):
-		x.log.Error("catalog index not read; listings read the database until the next change", "error", err)
-	default:
-		x.log.Warn("catalog index not read; listings read the database until the next change", "error", err)
-	}
-}
-
-// install makes ix the index when no change arrived since it was read (nil drops the index),
-// and reports whether it did.
-func (c *Catalog) install(ix *index) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if ix != nil && !c.gen.Keeps(ix.at) {
+		return false
+	case err != nil:
+		c.failed(err)
+		return false
+	case n > c.opts.MaxTemplates:
+		c.tooLarge(n)
 		return false
 	}
-	c.index = ix
+	ix.at = at
+	c.mu.Lock()
+	c.ix = ix
+	c.mu.Unlock()
+	c.state.Lock()
+	c.reload, c.notReady, c.overBound = false, nil, false
+	c.state.Unlock()
+	c.templates.Set(float64(ix.n))
+	c.log.Info("catalog index read", "templates", ix.n, "cards", ix.kept, "lexemes", len(ix.lexText), "bytes", ix.size(),
+		"version", at.N, "took", time.Since(start))
 	return true
+}
+
+// catchUp applies the changes logged since the index's version.
+func (c *Catalog) catchUp(ctx context.Context) error {
+	start := time.Now()
+	c.mu.RLock()
+	since := c.ix.at
+	c.mu.RUnlock()
+	var rows []catalog.ListingRow
+	var at catalog.ListingVersion
+	err := safely(func() error {
+		var err error
+		at, err = c.src.ListingChanges(ctx, since, func(r catalog.ListingRow) error {
+			rows = append(rows, r)
+			return nil
+		})
+		return err
+	})
+	switch {
+	case errors.Is(err, catalog.ErrListingGap):
+		c.log.Info("catalog changes not in the log; reading the catalog again", "version", since.N)
+		return err
+	case err != nil:
+		if ctx.Err() == nil {
+			c.failed(err)
+		}
+		return err
+	case at == since:
+		return nil
+	}
+	c.mu.Lock()
+	err = safely(func() error {
+		for _, r := range rows {
+			if err := c.ix.apply(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	c.ix.at = at
+	n := c.ix.n
+	c.mu.Unlock()
+	if err != nil {
+		c.failed(err)
+		return err
+	}
+	c.applies.Observe(time.Since(start).Seconds())
+	c.templates.Set(float64(n))
+	if n > c.opts.MaxTemplates {
+		c.tooLarge(n)
+		return nil
+	}
+	c.state.Lock()
+	if c.overBound {
+		c.notReady, c.overBound = nil, false
+	}
+	c.state.Unlock()
+	return nil
+}
+
+// failed logs a read or an apply that failed; a panic (a bug) is logged at error level and
+// makes the next pass read the whole catalog, the index answering as it is meanwhile.
+func (c *Catalog) failed(err error) {
+	if errors.Is(err, errPanicked) {
+		c.state.Lock()
+		c.reload = true
+		c.state.Unlock()
+		c.wake()
+		c.log.Error("catalog index failed; reading the catalog again", "error", err)
+		return
+	}
+	c.log.Warn("catalog index not brought up to date; retrying at the next change or poll", "error", err)
+}
+
+// tooLarge fails readiness for a catalog of n templates, more than the bound.
+func (c *Catalog) tooLarge(n int) {
+	err := fmt.Errorf("cache: the catalog has %d templates, more than CATALOG_INDEX_MAX_TEMPLATES (%d)", n, c.opts.MaxTemplates)
+	c.state.Lock()
+	said := c.overBound
+	c.notReady, c.overBound = err, true
+	c.state.Unlock()
+	c.templates.Set(float64(n))
+	if !said {
+		c.log.Error("catalog larger than its bound: not ready", "templates", n, "max_templates", c.opts.MaxTemplates)
+	}
 }

@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -144,37 +145,43 @@ const (
 	WeightDescription = 1
 )
 
-// ListingRow is a catalog template as an in-memory listing index reads it: its id, what the
-// filters test, and its place in each of the Sorts (Places, in that order, 1 first; its
-// popular place is its number in the listing, which is in that order).
+// ListingRow is a template as the catalog's read model (the listing index) holds it: what the
+// filters test, what the orders sort by, its search lexemes and its card. Live is false for a
+// template that is no longer in the catalog (only ID is then set).
 type ListingRow struct {
 	ID          string
+	Live        bool
 	IsPremium   bool
 	PrimaryMode string
 	Aspects     []string
 	CategoryIDs []string
 	TagIDs      []string
-	Places      [4]int
+	CreatedAt   time.Time
+	UseCount    int64
+	RateAvg     float64
+	Name        string
+	Lexemes     []ListingLexeme
+	Card        TemplateCard
 }
 
-// ListingLexeme is a word of the catalog's search vectors and the templates it occurs in:
-// Entries are their numbers in the listing (0 its first row), ascending, and Weights the best
-// place it occurs in each of them (a Weight* constant; 0 for none of them).
+// ListingLexeme is a word of a template's search vector and the best place it occurs in (a
+// Weight* constant; 0 for none of them).
 type ListingLexeme struct {
-	Text    string
-	Entries []int32
-	Weights []uint8
+	Text   string
+	Weight uint8
 }
 
-// ListingVisitor receives the catalog as a listing index reads it, as one snapshot: Row for
-// every template, in the popular order; Card for the first of them, in the same order; then
-// Lexeme for every lexeme of their search vectors, in byte order. What it is given is valid
-// only during the call.
-type ListingVisitor interface {
-	Row(ListingRow) error
-	Card(TemplateCard) error
-	Lexeme(ListingLexeme) error
+// ListingVersion names a state of the catalog: the count of changes logged since its epoch
+// began (a new epoch starts when the log is made again).
+type ListingVersion struct {
+	Epoch string
+	N     int64
 }
+
+// ErrListingGap says that the change log cannot bring a read model from its version to the
+// current one (the log no longer holds those changes, it began again, or it asks for a
+// reload): the catalog must be read again.
+var ErrListingGap = errors.New("catalog: the change log cannot bring the listing up to date")
 
 // Aspects are the aspect ratios a project can have.
 func Aspects() []string { return []string{"16:9", "9:16", "1:1", "4:5"} }
@@ -243,10 +250,6 @@ type Store interface {
 	DeleteContainer(ctx context.Context, id string, at time.Time) error
 	SetPublished(ctx context.Context, id string, published bool, reason, actor string, at time.Time) error
 
-	// Templates answers up to q.PageSize+1 cards from the page's start, the extra one telling
-	// that more follow; CountTemplates answers how many templates match q's filters.
-	Templates(ctx context.Context, q TemplateQuery) ([]TemplateCard, error)
-	CountTemplates(ctx context.Context, q TemplateQuery) (int, error)
 	Template(ctx context.Context, slugOrID string) (TemplateDetail, error)
 	TemplateProjects(ctx context.Context, containerID string) ([]Project, error)
 	RelatedTemplates(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)
@@ -257,14 +260,22 @@ type Store interface {
 	DeleteProject(ctx context.Context, id string) error
 }
 
-// Service implements the catalog's rules over a Store.
-type Service struct {
-	store Store
-	now   func() time.Time
-	newID func() string
+// Listings answers the catalog's listings: up to q.PageSize+1 cards from the page's start, the
+// extra one telling that more follow, and how many templates match q's filters.
+type Listings interface {
+	Templates(ctx context.Context, q TemplateQuery) (cards []TemplateCard, total int, err error)
 }
 
-// NewService returns a Service over store; newID makes record ids (UUID v7 in production).
-func NewService(store Store, newID func() string) *Service {
-	return &Service{store: store, now: time.Now, newID: newID}
+// Service implements the catalog's rules over a Store and its Listings.
+type Service struct {
+	store    Store
+	listings Listings
+	now      func() time.Time
+	newID    func() string
+}
+
+// NewService returns a Service over store answering listings from listings; newID makes record
+// ids (UUID v7 in production).
+func NewService(store Store, listings Listings, newID func() string) *Service {
+	return &Service{store: store, listings: listings, now: time.Now, newID: newID}
 }

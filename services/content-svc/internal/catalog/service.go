@@ -222,11 +222,7 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 			q.Sort = SortRelevance
 		}
 	}
-	cards, err := s.store.Templates(ctx, q)
-	if err != nil {
-		return TemplatePage{}, err
-	}
-	total, err := s.total(ctx, q, len(cards))
+	cards, total, err := s.listings.Templates(ctx, q)
 	if err != nil {
 		return TemplatePage{}, err
 	}
@@ -235,15 +231,6 @@ func (s *Service) Templates(ctx context.Context, f TemplateFilter) (TemplatePage
 		page.Cards = cards[:q.PageSize]
 	}
 	return page, nil
-}
-
-// total answers the number of templates matching q's filters given the page's cards (up to
-// one past the page): exact without counting when the page is the last one, else counted.
-func (s *Service) total(ctx context.Context, q TemplateQuery, cards int) (int, error) {
-	if cards <= q.PageSize && (cards > 0 || q.Page == 1) {
-		return (q.Page-1)*q.PageSize + cards, nil
-	}
-	return s.store.CountTemplates(ctx, q)
 }
 
 // searchWords splits a search into words of letters and digits, so that no input can break

@@ -95,20 +95,16 @@ type Previews struct {
 
 // Catalog tunes the template catalog's reads.
 type Catalog struct {
-	// CacheBytes bounds the memory (estimated) each process keeps catalog pages and totals in;
-	// a change on any replica drops them everywhere (LISTEN/NOTIFY). Zero keeps none.
-	CacheBytes int `env:"CATALOG_CACHE_BYTES" default:"33554432"`
-	// IndexMaxTemplates is the largest catalog each process holds as a listing index (its
-	// filters, sort places and search postings: some 100 bytes a template at a million),
-	// answering any listing in memory; a larger catalog is listed by the database. Zero keeps
-	// no index.
+	// IndexMaxTemplates is the largest catalog each process holds as its listing index, the
+	// catalog's read model, which answers every listing (some 200 bytes a template besides the
+	// kept cards). A larger catalog fails readiness.
 	IndexMaxTemplates int `env:"CATALOG_INDEX_MAX_TEMPLATES" default:"2000000"`
 	// IndexCards is how many cards the index keeps, of the most used templates (some 300
 	// bytes each); a page showing others reads their cards by id.
 	IndexCards int `env:"CATALOG_INDEX_CARDS" default:"100000"`
-	// IndexEvery is the least time between two reads of the whole catalog into the index after
-	// changes; listings read the database while the index is behind.
-	IndexEvery time.Duration `env:"CATALOG_INDEX_EVERY" default:"1s"`
+	// IndexPoll is how often a process reads the catalog's version when no change was
+	// notified: the latest a lost notification's change is applied.
+	IndexPoll time.Duration `env:"CATALOG_INDEX_POLL" default:"5s"`
 }
 
 // Load reads the environment and fills local-development defaults.

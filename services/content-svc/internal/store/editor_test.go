@@ -36,7 +36,7 @@ func countingDB(n *atomic.Int64) *gorm.DB {
 // scenes, each holding elements content and color elements.
 func seedProject(ctx context.Context, scenes, elements int) string {
 	GinkgoHelper()
-	cat := catalog.NewService(store.NewCatalog(db), newID)
+	cat := catalog.NewService(store.NewCatalog(db), nil, newID)
 	ed := editor.NewService(store.NewEditor(db), newID)
 	slug, name, mode := "t-"+uuid.NewString()[:8], "T", "video"
 	c, err := cat.CreateContainer(ctx, catalog.ContainerFields{Slug: &slug, Name: &name, PrimaryMode: &mode})

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/motionstudio/platform/pkg/pgdb"
+)
+
+// seenWithin bounds how long a change is looked for in the listing.
+const seenWithin = 5 * time.Second
+
+// writes commits -rate catalog changes a second for -duration, each one making a template the
+// most used (use_count above every other), and measures how long each takes from its commit
+// to its first GET /v1/templates?sort=popular showing it: the listing index's freshness.
+func writes(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("writes", flag.ContinueOnError)
+	dsn := fs.String("dsn", "", "the seeded bench database")
+	base := fs.String("base", "", "content-svc base URL")
+	token := fs.String("token", "", "bearer token")
+	rate := fs.Int("rate", 20, "changes a second")
+	duration := fs.Duration("duration", 10*time.Second, "how long to write")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *dsn == "" || *base == "" || *token == "" || *rate <= 0 {
+		return errors.New("-dsn, -base, -token and a positive -rate are required")
+	}
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: *dsn, MaxOpenConns: 2, MaxIdleConns: 2})
+	if err != nil {
+		return err
+	}
+	defer pgdb.Close(db)
+	var ids []string
+	if err := db.WithContext(ctx).Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL
+		ORDER BY random() LIMIT 1000`).Scan(&ids).Error; err != nil {
+		return fmt.Errorf("template ids: %w", err)
+	}
+	var top int64
+	if err := db.WithContext(ctx).Raw(`SELECT coalesce(max(use_count), 0) FROM containers`).Scan(&top).Error; err != nil {
+		return fmt.Errorf("top use count: %w", err)
+	}
+	if len(ids) == 0 {
+		return errors.New("no template to change")
+	}
+	hc := &http.Client{Timeout: 5 * time.Second}
+	var (
+		mu     sync.Mutex
+		took   []time.Duration
+		unseen int
+		wg     sync.WaitGroup
+	)
+	tick := time.NewTicker(time.Second / time.Duration(*rate))
+	defer tick.Stop()
+	end := time.Now().Add(*duration)
+	for i := 0; time.Now().Before(end); i++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		id, uses := ids[i%len(ids)], top+int64(i)+1
+		if err := db.WithContext(ctx).Exec(`UPDATE containers SET use_count = ? WHERE id = ?`, uses, id).Error; err != nil {
+			return fmt.Errorf("change %s: %w", id, err)
+		}
+		committed := time.Now()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok := waitShown(ctx, hc, *base, *token, id, uses)
+			mu.Lock()
+			defer mu.Unlock()
+			if ok {
+				took = append(took, time.Since(committed))
+			} else {
+				unseen++
+			}
+		}()
+	}
+	wg.Wait()
+	if len(took) == 0 {
+		return fmt.Errorf("none of %d changes was shown within %s", unseen, seenWithin)
+	}
+	slices.Sort(took)
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	fmt.Printf("%-26s commit to visible p50 %8.3f ms   p99 %8.3f ms   (%d changes at %d/s, %d not shown within %s)\n",
+		"listings-under-writes", ms(took[len(took)/2]), ms(took[len(took)*99/100]), len(took)+unseen, *rate, unseen, seenWithin)
+	return nil
+}
+
+// popularCard is what waitShown reads of a card.
+type popularCard struct {
+	ContainerID string `json:"container_id"`
+	UseCount    int64  `json:"use_count"`
+}
+
+// waitShown polls the popular listing until it shows template id with uses, for at most
+// seenWithin, and reports whether it did.
+func waitShown(ctx context.Context, hc *http.Client, base, token, id string, uses int64) bool {
+	q := url.Values{"sort": {"popular"}, "page_size": {"50"}}
+	deadline := time.Now().Add(seenWithin)
+	for time.Now().Before(deadline) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/v1/templates?"+q.Encode(), nil)
+		if err != nil {
+			return false
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		var body struct {
+			Data []popularCard `json:"data"`
+		}
+		resp, err := hc.Do(req)
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+		}
+		if err == nil && slices.ContainsFunc(body.Data, func(c popularCard) bool {
+			return strings.EqualFold(c.ContainerID, id) && c.UseCount == uses
+		}) {
+			return true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return false
+}
