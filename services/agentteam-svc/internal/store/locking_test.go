@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,7 +12,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/outbox"
-	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/testkit"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
@@ -27,61 +25,18 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
-// Callers racing for locked rows over a small pool: a transaction that waits for a second
-// pooled connection while it holds one stalls them all once every connection is held.
-const (
-	contenders = 30
-	poolSize   = 5
-	stallLimit = time.Second
-)
-
-// call is one caller's operation, given its index and the small pool to run on.
-type call func(ctx context.Context, small *gorm.DB, i int) error
-
-// contend runs the call prepare returns from 30 goroutines at once, each with its own index,
-// over a pool of 5 connections to the suite's database, and expects every call to succeed
-// within a second.
-func contend(prepare func() call) {
-	GinkgoHelper()
-	small, err := pgdb.Open(context.Background(), pgdb.Config{DSN: dsn, MaxOpenConns: poolSize, MaxIdleConns: poolSize})
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { _ = pgdb.Close(small) })
-	fn := prepare()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	start := make(chan struct{})
-	took := make([]time.Duration, contenders)
-	errs := make([]error, contenders)
-	var wg sync.WaitGroup
-	for i := range contenders {
-		wg.Go(func() {
-			defer GinkgoRecover()
-			<-start
-			began := time.Now()
-			errs[i] = fn(ctx, small, i)
-			took[i] = time.Since(began)
-		})
-	}
-	close(start)
-	wg.Wait()
-	Expect(errors.Join(errs...)).NotTo(HaveOccurred())
-	AddReportEntry("slowest call", slices.Max(took).String())
-	Expect(slices.Max(took)).To(BeNumerically("<", stallLimit), "the slowest of %d callers over %d connections", contenders, poolSize)
-}
-
 var _ = Describe("locking rows from 30 callers at once over a pool of 5 connections", func() {
 	// Each caller locks a row of its own: the rows do not queue the callers, so a call that
 	// stalls waits for a connection that a transaction holds while it waits for another.
-	DescribeTable("completes every call within a second", contend,
-		Entry("accepting invitations to one organization, each caller its own", func() call {
+	DescribeTable("completes every call within a second", func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
+		Entry("accepting invitations to one organization, each caller its own", func() testkit.ContendedCall {
 			owner := uuid.NewString()
 			o := org.Organization{ID: uuid.NewString(), Name: "Race", CreatedAt: time.Now().UTC()}
 			inviter := orgService(db)
 			Expect(store.NewOrgs(db).CreateOrganization(context.Background(), o,
 				org.Membership{OrganizationID: o.ID, MemberID: owner, Role: access.Owner, CreatedAt: o.CreatedAt},
 				audit.New(o.ID, owner, "organization.created", "Organization", o.ID, o.Name))).To(Succeed())
-			tokens := make([]string, contenders)
+			tokens := make([]string, testkit.Contenders)
 			for i := range tokens {
 				inv, err := inviter.Invite(context.Background(), owner, o.ID, access.Member)
 				Expect(err).NotTo(HaveOccurred())
@@ -92,7 +47,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("renaming organizations", func() call {
+		Entry("renaming organizations", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				s := seeds[i]
@@ -100,7 +55,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("editing tasks", func() call {
+		Entry("editing tasks", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				s := seeds[i]
@@ -111,7 +66,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("moving tasks, with their transitions and events", func() call {
+		Entry("moving tasks, with their transitions and events", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				s := seeds[i]
@@ -128,8 +83,8 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("setting products' identities", func() call {
-			products := make([]board.Product, contenders)
+		Entry("setting products' identities", func() testkit.ContendedCall {
+			products := make([]board.Product, testkit.Contenders)
 			for i, s := range seedEach() {
 				products[i] = board.Product{ID: uuid.NewString(), OrganizationID: s.org, Name: "p", Kind: board.KindProduct, CreatedAt: time.Now().UTC()}
 				Expect(store.NewStructure(db).CreateProduct(context.Background(), products[i], systemAudit(s.org, "product.created"))).To(Succeed())
@@ -140,7 +95,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("configuring seats' agents", func() call {
+		Entry("configuring seats' agents", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				s := seeds[i]
@@ -156,7 +111,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("updating library items", func() call {
+		Entry("updating library items", func() testkit.ContendedCall {
 			seeds := seedEach()
 			for _, s := range seeds {
 				now := time.Now().UTC()
@@ -174,7 +129,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("cancelling runs", func() call {
+		Entry("cancelling runs", func() testkit.ContendedCall {
 			runs := queuedRuns()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				_, err := store.NewRuns(small, outbox.NewWriter(events.SourceAgentteam)).Cancel(ctx, runs[i].ID, func(r *run.Run) (audit.Entry, error) {
@@ -185,7 +140,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("updating runs' work", func() call {
+		Entry("updating runs' work", func() testkit.ContendedCall {
 			runs := queuedRuns()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				return store.NewRunWork(small, outbox.NewWriter(events.SourceAgentteam)).UpdateWork(ctx, runs[i].ID, func(w *runner.Work) error {
@@ -210,7 +165,7 @@ func newBoard(db *gorm.DB) *store.Board {
 // seedEach seeds an organization, team, task and seat for each caller.
 func seedEach() []seeded {
 	GinkgoHelper()
-	seeds := make([]seeded, contenders)
+	seeds := make([]seeded, testkit.Contenders)
 	for i := range seeds {
 		seeds[i] = seed()
 	}
@@ -220,7 +175,7 @@ func seedEach() []seeded {
 // queuedRuns queues a run on each caller's seeded seat and task.
 func queuedRuns() []run.Run {
 	GinkgoHelper()
-	runs := make([]run.Run, contenders)
+	runs := make([]run.Run, testkit.Contenders)
 	for i, s := range seedEach() {
 		r, _, err := store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam)).Enqueue(context.Background(),
 			run.Run{ID: uuid.NewString(), OrganizationID: s.org, TeamID: s.team, SeatID: s.seat, WorkItemID: s.task}, systemAudit(s.org, "run.queued"))
