@@ -31,7 +31,8 @@ type ContendedCall func(ctx context.Context, small *gorm.DB, i int) error
 
 // Contend runs the call prepare returns from Contenders goroutines at once over a pool of
 // ContendedPool connections to the database at dsn, and expects every call to succeed within
-// StallLimit. The pool is not guarded (pgdb.Config.GuardTransactions), so that a mistake shows
+// StallLimit. Mark the specs Serial: callers of two specs at once would share the machine's
+// cores and disk and measure each other. The pool is not guarded (pgdb.Config.GuardTransactions), so that a mistake shows
 // as the stall production would see. The slowest call is added to the spec's report.
 func Contend(dsn string, prepare func() ContendedCall) {
 	ginkgo.GinkgoHelper()

@@ -28,7 +28,7 @@ import (
 var _ = Describe("locking rows from 30 callers at once over a pool of 5 connections", func() {
 	// Each caller locks a row of its own: the rows do not queue the callers, so a call that
 	// stalls waits for a connection that a transaction holds while it waits for another.
-	DescribeTable("completes every call within a second", func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
+	DescribeTable("completes every call within a second", Serial, func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
 		Entry("accepting invitations to one organization, each caller its own", func() testkit.ContendedCall {
 			owner := uuid.NewString()
 			o := org.Organization{ID: uuid.NewString(), Name: "Race", CreatedAt: time.Now().UTC()}

@@ -36,7 +36,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 	// stalls waits for a connection that a transaction holds while it waits for another.
 	// UpdateContainer and SetPublished are left out: every change to the catalog's counts
 	// updates the one catalog_version row, which queues those writes one after another.
-	DescribeTable("completes every call within a second", func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
+	DescribeTable("completes every call within a second", Serial, func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
 		Entry("updating projects", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {

@@ -15,6 +15,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
@@ -43,7 +44,7 @@ func writer() *outbox.Writer { return outbox.NewWriter(events.SourceIdentity) }
 var _ = Describe("locking rows from 30 callers at once over a pool of 5 connections", func() {
 	// Each caller locks a row of its own: the rows do not queue the callers, so a call that
 	// stalls waits for a connection that a transaction holds while it waits for another.
-	DescribeTable("completes every call within a second", func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
+	DescribeTable("completes every call within a second", Serial, func(prepare func() testkit.ContendedCall) { testkit.Contend(dsn, prepare) },
 		Entry("updating tenants", func() testkit.ContendedCall {
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
@@ -84,5 +85,43 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				})
 			}
 		}),
+		Entry("advancing quests", func() testkit.ContendedCall {
+			quests := seedQuests()
+			return func(ctx context.Context, small *gorm.DB, i int) error {
+				return store.NewQuests(small, writer(), nil).Advance(ctx, &quests[i].quest, quests[i].user, "once", time.Now().UTC())
+			}
+		}),
+		Entry("claiming quests, crediting the users' balances", func() testkit.ContendedCall {
+			quests := seedQuests()
+			for _, q := range quests {
+				Expect(store.NewQuests(db, writer(), nil).Advance(context.Background(), &q.quest, q.user, "once", time.Now().UTC())).To(Succeed())
+			}
+			return func(ctx context.Context, small *gorm.DB, i int) error {
+				q := quests[i]
+				return store.NewQuests(small, writer(), nil).Claim(ctx, q.quest.TenantID, q.user, q.quest.ID,
+					func(*quest.Quest) string { return "once" }, func(*quest.Quest) error { return nil },
+					&quest.Claimed{QuestID: q.quest.ID, PrizeType: quest.PrizeBalance, PrizeAmount: q.quest.PrizeAmount, ClaimedAt: time.Now().UTC()})
+			}
+		}),
 	)
 })
+
+// seededQuest is a one-time quest of a seeded tenant, done in one step, and the tenant's user.
+type seededQuest struct {
+	quest quest.Quest
+	user  string
+}
+
+// seedQuests inserts a one-time quest with a balance prize for each caller's account.
+func seedQuests() []seededQuest {
+	GinkgoHelper()
+	out := make([]seededQuest, testkit.Contenders)
+	for i, a := range seedEach() {
+		q := quest.Quest{ID: uuid.NewString(), TenantID: a.tenant, Title: "Q", QuestType: quest.TypeOneTime, Trigger: "user.registered",
+			TargetCount: 1, PrizeType: quest.PrizeBalance, PrizeAmount: 10}
+		Expect(db.Exec(`INSERT INTO quests (id, tenant_id, title, quest_type, trigger, target_count, prize_type, prize_amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			q.ID, q.TenantID, q.Title, q.QuestType, q.Trigger, q.TargetCount, q.PrizeType, q.PrizeAmount).Error).To(Succeed())
+		out[i] = seededQuest{quest: q, user: a.user}
+	}
+	return out
+}
