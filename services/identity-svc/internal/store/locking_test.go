@@ -15,6 +15,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
@@ -101,6 +102,23 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return store.NewQuests(small, writer(), nil).Claim(ctx, q.quest.TenantID, q.user, q.quest.ID,
 					func(*quest.Quest) string { return "once" }, func(*quest.Quest) error { return nil },
 					&quest.Claimed{QuestID: q.quest.ID, PrizeType: quest.PrizeBalance, PrizeAmount: q.quest.PrizeAmount, ClaimedAt: time.Now().UTC()})
+			}
+		}),
+		Entry("refunding payments to the users' balances", func() testkit.ContendedCall {
+			seeds := seedEach()
+			payments := make([]string, len(seeds))
+			for i, a := range seeds {
+				payments[i] = uuid.NewString()
+				Expect(db.Exec(`INSERT INTO payments (id, tenant_id, user_id, gateway, status, action, currency, amount_minor)
+					VALUES (?, ?, ?, 'Balance', 'Confirmed', 'BuyPlan', 'IRR', 1000)`, payments[i], a.tenant, a.user).Error).To(Succeed())
+			}
+			return func(ctx context.Context, small *gorm.DB, i int) error {
+				_, err := store.NewBilling(small, writer(), nil).Refund(ctx, payments[i], func(p *billing.Payment) (*billing.Refund, error) {
+					return &billing.Refund{ID: uuid.NewString(), PaymentID: p.ID, TenantID: p.TenantID, UserID: p.UserID,
+						AmountMinor: p.AmountMinor, Currency: p.Currency, RefundTo: billing.RefundToBalance, Reason: "contended",
+						Status: billing.RefundCompleted, CreatedAt: time.Now().UTC()}, nil
+				})
+				return err
 			}
 		}),
 	)
