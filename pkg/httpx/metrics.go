@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -46,4 +47,19 @@ func (m *httpMetrics) observe(method, route string, status int, elapsed time.Dur
 	code := strconv.Itoa(status)
 	m.requests.WithLabelValues(method, route, code).Inc()
 	m.duration.WithLabelValues(method, route, code).Observe(elapsed.Seconds())
+}
+
+// otherMethod is the label of every request method outside the standard set.
+const otherMethod = "_OTHER"
+
+// methodLabel is the request method as metrics, spans and access logs name it: a standard
+// method as sent, any other as "_OTHER" (OpenTelemetry's HTTP semantic conventions), so that a
+// client inventing methods cannot add series without bound.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return method
+	}
+	return otherMethod
 }

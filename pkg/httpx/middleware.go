@@ -76,13 +76,20 @@ func traceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		route := routeOf(c)
-		ctx, span := otel.Tracer(tracerName).Start(ctx, req.Method+" "+route,
-			trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(
-				attribute.String("http.request.method", req.Method),
-				attribute.String("http.route", route),
-				attribute.String("url.path", req.URL.Path),
-			))
+		method := methodLabel(req.Method)
+		attrs := []attribute.KeyValue{
+			attribute.String("http.request.method", method),
+			attribute.String("http.route", route),
+			attribute.String("url.path", req.URL.Path),
+		}
+		name := method
+		if method == otherMethod {
+			// The conventions name such a span "HTTP" and keep the method sent as an attribute.
+			name = "HTTP"
+			attrs = append(attrs, attribute.String("http.request.method_original", req.Method))
+		}
+		ctx, span := otel.Tracer(tracerName).Start(ctx, name+" "+route,
+			trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
 		defer span.End()
 		c.SetRequest(req.WithContext(logx.WithTraceID(ctx)))
 		err := next(c)
@@ -95,7 +102,8 @@ func traceRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// routeOf is the route template the request matched, or "unmatched".
+// routeOf is the route template the request matched, or "unmatched" (every path no route
+// knows, so that the label stays bounded).
 func routeOf(c echo.Context) string {
 	if route := c.Path(); route != "" {
 		return route
@@ -138,14 +146,15 @@ func (s *Server) observe(next echo.HandlerFunc) echo.HandlerFunc {
 		elapsed := time.Since(start)
 		res := c.Response()
 		route := routeOf(c)
-		s.metrics.observe(req.Method, route, res.Status, elapsed)
+		method := methodLabel(req.Method)
+		s.metrics.observe(method, route, res.Status, elapsed)
 
 		level := slog.LevelInfo
 		if quietPath(req.URL.Path) {
 			level = slog.LevelDebug
 		}
 		attrs := []slog.Attr{
-			slog.String("method", req.Method),
+			slog.String("method", method),
 			slog.String("path", req.URL.Path),
 			slog.String("route", route),
 			slog.Int("status", res.Status),

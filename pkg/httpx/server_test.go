@@ -3,16 +3,20 @@ package httpx_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/logx"
@@ -102,6 +106,36 @@ var _ = Describe("metrics and the API document", func() {
 			ContainSubstring("go_goroutines"),
 			ContainSubstring("process_cpu_seconds_total"),
 		))
+	})
+
+	It("keeps the series bounded whatever methods and paths clients invent", func() {
+		rec := testkit.RecordSpans()
+		srv := start(httpx.Options{Service: "bounded"}, func(e *echo.Echo) {
+			e.GET("/things/:id", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
+		})
+		paths := []string{"/things/%d", "/things/%d/more", "/%d", "/nowhere/%d/deeper"}
+		for i := range 1000 {
+			method := http.MethodGet
+			if i%2 == 1 {
+				method = fmt.Sprintf("RTM%d", rand.IntN(1<<30))
+			}
+			srv.do(method, fmt.Sprintf(paths[i%len(paths)], rand.IntN(1<<30)), nil)
+		}
+
+		series := func() []string {
+			var out []string
+			for line := range strings.Lines(srv.get("/metrics").body) {
+				if strings.HasPrefix(line, "http_requests_total{") && strings.Contains(line, `service="bounded"`) {
+					out = append(out, line)
+				}
+			}
+			return out
+		}
+		Eventually(series).Should(ContainElement(HavePrefix(`http_requests_total{method="_OTHER",route="unmatched",service="bounded",status="404"}`)))
+		Expect(len(series())).To(BeNumerically("<=", 8), "series: %v", series())
+		Expect(series()).NotTo(ContainElement(ContainSubstring("RTM")))
+		Expect(srv.logLines()).NotTo(ContainElement(HaveKeyWithValue("method", HavePrefix("RTM"))))
+		Eventually(rec.Ended).Should(ContainElement(WithTransform(func(s sdktrace.ReadOnlySpan) string { return s.Name() }, Equal("HTTP unmatched"))))
 	})
 
 	It("keeps each server's metrics apart", func() {

@@ -25,12 +25,13 @@ func TestOutbox(t *testing.T) {
 
 var (
 	db  *gorm.DB
+	dsn string
 	bus *natsx.Bus
 	log *slog.Logger
 )
 
 var _ = BeforeSuite(func() {
-	db, _ = testkit.NewDatabase("outbox", outbox.Migrations)
+	db, dsn = testkit.NewDatabase("outbox", outbox.Migrations)
 	bus = testkit.Bus("outbox")
 	log = slog.New(slog.NewTextHandler(GinkgoWriter, nil))
 	// The state a handler changes: one row per time its side effect ran.

@@ -396,7 +396,11 @@ var _ = Describe("the relay", func() {
 			_, err := createProject(ctx, writer, subject, fmt.Sprintf("p%d", i), nil)
 			Expect(err).NotTo(HaveOccurred())
 		}
-		other := db.Begin()
+		// The other relay runs in another process, on a pool of its own.
+		otherPool, err := pgdb.Open(ctx, pgdb.Config{DSN: dsn, MaxOpenConns: 1, MaxIdleConns: 1})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(pgdb.Close, otherPool)
+		other := otherPool.Begin()
 		DeferCleanup(func() { other.Rollback() })
 		var held []string
 		Expect(other.Raw(`SELECT id::text FROM outbox ORDER BY created_at, id LIMIT 4 FOR UPDATE`).Scan(&held).Error).To(Succeed())

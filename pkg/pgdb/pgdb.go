@@ -34,6 +34,9 @@ type Config struct {
 	ConnMaxLifetime time.Duration `env:"DB_CONN_MAX_LIFETIME" default:"30m"`
 	// ConnMaxIdleTime closes connections idle this long.
 	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" default:"5m"`
+	// GuardTransactions, set by tests and never from the environment, makes a statement on the
+	// pool panic when its goroutine holds a transaction of the same pool (see guardTransactions).
+	GuardTransactions bool
 }
 
 // Open connects, applies the pool settings and pings the database.
@@ -49,6 +52,9 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	}
 	if err := registerClientErrors(db); err != nil {
 		return nil, err
+	}
+	if cfg.GuardTransactions {
+		guardTransactions(db)
 	}
 	sqlDB, err := db.DB()
 	if err != nil {

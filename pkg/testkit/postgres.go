@@ -32,7 +32,10 @@ func DSNFor(name string) string {
 }
 
 // NewDatabase creates a fresh database named "t_<scope>", applies the migrations and returns a
-// connection to it. The database is dropped when the suite ends.
+// connection to it. The database is dropped when the suite ends. The connection guards its
+// transactions (pgdb.Config.GuardTransactions): a statement on the pool from a goroutine that
+// holds one of its transactions panics, failing the spec; suites that open pools of their own
+// on the returned DSN set the same option.
 func NewDatabase(suite string, sources ...pgdb.Source) (*gorm.DB, string) {
 	ctx := context.Background()
 	name := "t_" + strings.ToLower(Scope(suite))
@@ -49,7 +52,7 @@ func NewDatabase(suite string, sources ...pgdb.Source) (*gorm.DB, string) {
 	gomega.Expect(recreate()).To(gomega.Succeed())
 
 	dsn := DSNFor(name)
-	db, err := pgdb.Open(ctx, pgdb.Config{DSN: dsn, MaxOpenConns: 10, MaxIdleConns: 5})
+	db, err := pgdb.Open(ctx, pgdb.Config{DSN: dsn, MaxOpenConns: 10, MaxIdleConns: 5, GuardTransactions: true})
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	gomega.Expect(pgdb.Migrate(ctx, db, slog.New(slog.DiscardHandler), sources...)).To(gomega.Succeed())
 

@@ -89,7 +89,9 @@ type Store interface {
 	InvitationsBy(ctx context.Context, organizationID, inviter string, p Page) ([]Invitation, error)
 	// AcceptInvitation finds the pending, unexpired invitation of the token at now, calls join
 	// with it, and stores the membership join returns with the invitation marked accepted. It
-	// returns NotFound (InvitationNotFound) when there is no such invitation.
+	// returns NotFound (InvitationNotFound) when there is no such invitation and Conflict
+	// (already_member) when the member already belongs to the organization. join runs inside
+	// the transaction and must not read the database.
 	AcceptInvitation(ctx context.Context, joinToken string, now time.Time, join func(Invitation) (Membership, audit.Entry, error)) (Membership, error)
 }
 
@@ -181,14 +183,9 @@ func (s *Service) Accept(ctx context.Context, memberID, joinToken string) (Membe
 		return Membership{}, err
 	}
 	now := s.now()
+	// join runs while the store holds the invitation's row and its connection: it reads nothing,
+	// and an existing membership is refused by the store's insert, in the same transaction.
 	return s.store.AcceptInvitation(ctx, joinToken, now, func(inv Invitation) (Membership, audit.Entry, error) {
-		_, member, err := s.access.RoleOf(ctx, inv.OrganizationID, memberID)
-		if err != nil {
-			return Membership{}, audit.Entry{}, err
-		}
-		if member {
-			return Membership{}, audit.Entry{}, apperr.E(apperr.Conflict, "already_member", "You are already a member of this organization.")
-		}
 		m := Membership{OrganizationID: inv.OrganizationID, MemberID: memberID, Role: inv.Role, CreatedAt: now}
 		return m, audit.New(inv.OrganizationID, memberID, "invitation.accepted", "Invitation", inv.ID, string(inv.Role)), nil
 	})

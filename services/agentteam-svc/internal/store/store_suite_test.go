@@ -17,8 +17,11 @@ func TestStore(t *testing.T) {
 	RunSpecs(t, "agentteam store")
 }
 
-var db *gorm.DB
+var (
+	db  *gorm.DB
+	dsn string
+)
 
 var _ = BeforeSuite(func() {
-	db, _ = testkit.NewDatabase("agentteam_store", outbox.Migrations, store.Migrations)
+	db, dsn = testkit.NewDatabase("agentteam_store", outbox.Migrations, store.Migrations)
 })

@@ -46,6 +46,8 @@ var _ = BeforeSuite(func() {
 	// Stopping at the suite's end waits neither for load balancers nor for running handlers.
 	cfg.HTTP.ShutdownDelay, cfg.NATS.ShutdownGrace = 0, 0
 	cfg.DB.DSN = dsn
+	// A statement on the pool from a goroutine holding a transaction panics (see testkit.NewDatabase).
+	cfg.DB.GuardTransactions = true
 	cfg.NATS.URL = testkit.NATSURL()
 	cfg.NATS.Prefix = bus.Subject("")
 	cfg.Blob = testkit.BlobConfig("content_app")
