@@ -1,6 +1,7 @@
 package httpx_test
 
 import (
+	"github.com/labstack/echo/v4"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -59,5 +60,48 @@ var _ = Describe("merging access policies", func() {
 	It("refuses an operation claimed by two packages", func() {
 		_, err := httpx.Merge(httpx.Policies{"a": httpx.Public()}, httpx.Policies{"a": httpx.Allow()})
 		Expect(err).To(MatchError(ContainSubstring("operation a has two policies")))
+	})
+})
+
+var _ = Describe("mounting a service's areas", func() {
+	doc := []byte(`
+openapi: 3.0.3
+paths:
+  /v1/things:
+    get:
+      operationId: listThings
+  /v1/ping:
+    get:
+      operationId: ping
+`)
+	// area records the policies it was mounted with under its name.
+	area := func(name string, p httpx.Policies, mounted map[string]httpx.Policies) httpx.Area {
+		return httpx.Area{Policies: p, Mount: func(_ *echo.Echo, all httpx.Policies) { mounted[name] = all }}
+	}
+
+	It("mounts every area with the policies of all of them", func() {
+		mounted := map[string]httpx.Policies{}
+		Expect(httpx.Mount(echo.New(), doc,
+			area("things", httpx.Policies{"listThings": httpx.Allow()}, mounted),
+			area("ping", httpx.Policies{"ping": httpx.Public()}, mounted))).To(Succeed())
+		Expect(mounted).To(HaveLen(2))
+		Expect(mounted["things"]).To(HaveKey("ping"))
+		Expect(mounted["ping"]).To(HaveKey("listThings"))
+	})
+
+	It("mounts nothing when an operation of the document has no policy", func() {
+		mounted := map[string]httpx.Policies{}
+		err := httpx.Mount(echo.New(), doc, area("things", httpx.Policies{"listThings": httpx.Allow()}, mounted))
+		Expect(err).To(MatchError(ContainSubstring("GET /v1/ping (ping)")))
+		Expect(mounted).To(BeEmpty())
+	})
+
+	It("mounts nothing when two areas claim one operation", func() {
+		mounted := map[string]httpx.Policies{}
+		err := httpx.Mount(echo.New(), doc,
+			area("things", httpx.Policies{"listThings": httpx.Allow(), "ping": httpx.Public()}, mounted),
+			area("ping", httpx.Policies{"ping": httpx.Public()}, mounted))
+		Expect(err).To(MatchError(ContainSubstring("operation ping has two policies")))
+		Expect(mounted).To(BeEmpty())
 	})
 })
