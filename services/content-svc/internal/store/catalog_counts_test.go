@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -109,7 +110,7 @@ var _ = Describe("catalog totals kept per filter set", func() {
 
 	BeforeEach(func() {
 		ctx = context.Background()
-		svc = catalog.NewService(store.NewCatalog(db), newID)
+		svc = catalog.NewService(store.NewCatalog(db), time.Now, newID)
 		world = countWorld{modes: []string{"video", "photo", "count-" + newID()[:8]}}
 		for range 3 {
 			name := "Count " + newID()
