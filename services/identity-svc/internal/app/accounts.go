@@ -86,7 +86,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 			}
 			return err
 		}),
-		bus.NewKeyRevocations(a.bus, a.log, keys.Forget),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keys.Forget) }),
 		service.WorkerFunc(consumers.FanOut),
 		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
 		service.WorkerFunc(func(ctx context.Context) error {

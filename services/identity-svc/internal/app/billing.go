@@ -39,8 +39,9 @@ func newBillingHandler(a *App, cfg config.Config, writer *outbox.Writer) *billin
 		BalanceCurrency: cfg.BalanceCurrency, Now: service.Now, NewID: service.NewID,
 	})
 	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), service.Now, service.NewID)
-	a.workers = append(a.workers, bus.NewQuestSteps(a.bus, a.db, func(ctx context.Context, tx *gorm.DB, step quest.Step) error {
+	record := func(ctx context.Context, tx *gorm.DB, step quest.Step) error {
 		return quest.NewService(store.NewQuests(tx, writer, a.heldAccounts), service.Now, service.NewID).Record(ctx, step)
-	}))
+	}
+	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, a.db, record) }))
 	return billingapi.NewHandler(svc, quests)
 }

@@ -15,30 +15,19 @@ import (
 // QuestRecorder records a quest step with the transaction tx.
 type QuestRecorder func(ctx context.Context, tx *gorm.DB, step quest.Step) error
 
-// QuestSteps is the consumer that moves quests from identity events.
-type QuestSteps struct {
-	bus    *natsx.Bus
-	db     *gorm.DB
-	record QuestRecorder
-}
-
-// NewQuestSteps returns the quest consumer, which records each step with record.
-func NewQuestSteps(bus *natsx.Bus, db *gorm.DB, record QuestRecorder) *QuestSteps {
-	return &QuestSteps{bus: bus, db: db, record: record}
-}
-
-// Run moves quests from identity events until ctx is done, each event once (outbox.Once), in
-// the transaction that records it. The consumer reads every identity event (one filter
-// subject, which every NATS server version supports) and acknowledges the ones quests do not
-// count; the catalogue's consumer entry names both. A quest's trigger is the event's webhook
-// name (user.registered, payment.confirmed, plan.activated).
-func (q *QuestSteps) Run(ctx context.Context) error {
+// ConsumeQuestSteps moves quests from identity events until ctx is done, each event once
+// (outbox.Once), recording each step with record in the transaction that records the event.
+// The consumer reads every identity event (one filter subject, which every NATS server version
+// supports) and acknowledges the ones quests do not count; the catalogue's consumer entry
+// names both. A quest's trigger is the event's webhook name (user.registered,
+// payment.confirmed, plan.activated).
+func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, db *gorm.DB, record QuestRecorder) error {
 	c, ok := events.Durable(events.DurableQuestProgress)
 	if !ok {
 		return fmt.Errorf("bus: %s is not in the consumer catalogue", events.DurableQuestProgress)
 	}
 	spec := natsx.ConsumerSpec{Stream: c.Stream, Durable: c.Name, FilterSubjects: []string{c.Filter}}
-	return q.bus.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
+	return b.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
 		if !c.Handles(m.Subject) {
 			return nil
 		}
@@ -55,8 +44,8 @@ func (q *QuestSteps) Run(ctx context.Context) error {
 			return natsx.Permanent(fmt.Errorf("bus: %s event %s names no user", m.Subject, m.ID))
 		}
 		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
-		_, err = outbox.Once(ctx, q.db, events.DurableQuestProgress, m.ID, func(tx *gorm.DB) error {
-			return q.record(ctx, tx, step)
+		_, err = outbox.Once(ctx, db, events.DurableQuestProgress, m.ID, func(tx *gorm.DB) error {
+			return record(ctx, tx, step)
 		})
 		return err
 	})
