@@ -3,6 +3,7 @@ package natsx
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	events "github.com/motionstudio/platform/proto-events"
 )
@@ -11,16 +12,13 @@ import (
 // service publishes into) under the retention limits and replicas of the bus's configuration.
 // A name the catalogue does not list is an error.
 func (b *Bus) EnsureStreams(ctx context.Context, names ...string) error {
-	streams := map[string]events.Stream{}
-	for _, s := range events.Streams() {
-		streams[s.Name] = s
-	}
+	streams := events.Streams()
 	for _, name := range names {
-		s, ok := streams[name]
-		if !ok {
+		i := slices.IndexFunc(streams, func(s events.Stream) bool { return s.Name == name })
+		if i < 0 {
 			return fmt.Errorf("natsx: stream %s is not in the event catalogue", name)
 		}
-		if err := b.EnsureStream(ctx, b.StreamSpec(s.Name, s.Subjects, s.Jobs)); err != nil {
+		if err := b.EnsureStream(ctx, b.StreamSpec(name, streams[i].Subjects, streams[i].Jobs)); err != nil {
 			return err
 		}
 	}

@@ -13,8 +13,6 @@ func main() {
 	service.Main(service.Program[config.Config, *app.App]{
 		Name: app.Name, Load: config.Load, LogLevel: func(c config.Config) string { return c.LogLevel },
 		Migrate: app.Migrate, New: app.New,
-		Commands: []service.Command[config.Config]{
-			{Name: "seed-memory", Usage: "seed-memory [-entries N] [-member UUID]", Run: app.SeedMemoryCommand},
-		},
+		Commands: []service.Command[config.Config]{{Name: "seed-memory", Usage: "seed-memory [-entries N] [-member UUID]", Run: app.SeedMemoryCommand}},
 	})
 }

@@ -133,12 +133,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	directory := cache.NewDirectory(facts, orgs)
 	checker := access.NewChecker(directory)
-	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, service.NewID, service.Now), service.Now)
 	skills, syncer, err := a.newLibrary(ctx, cfg, checker, facts, log)
 	if err != nil {
 		return nil, err
 	}
-	skillHandler := skillapi.NewHandler(skills, syncer)
 	writer := outbox.NewWriter(events.SourceAgentteam).Notify(func() {
 		if !facts.Live() {
 			a.relay.Kick()
@@ -153,23 +151,19 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, service.NewID, service.Now))
-	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, service.NewID, service.Now))
 	team := a.newMemory(cfg, checker, log)
 	if cfg.Runs.WorkerConcurrency > 0 {
 		a.workers = append(a.workers, runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, team, skills)...)
 	}
-	connHandler := connapi.NewHandler(conns)
-	err = httpx.Mount(a.server.Echo, api.OpenAPI,
+	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
 		httpx.Area{Policies: httpapi.Policies(), Mount: httpapi.Handler{}.Mount},
-		httpx.Area{Policies: orgapi.Policies(verifier), Mount: orgHandler.Mount},
-		httpx.Area{Policies: boardapi.Policies(verifier), Mount: boardHandler.Mount},
-		httpx.Area{Policies: runapi.Policies(verifier), Mount: runHandler.Mount},
-		httpx.Area{Policies: skillapi.Policies(verifier), Mount: skillHandler.Mount},
+		httpx.Area{Policies: orgapi.Policies(verifier), Mount: orgapi.NewHandler(org.NewService(orgs, checker, service.NewID, service.Now), service.Now).Mount},
+		httpx.Area{Policies: boardapi.Policies(verifier), Mount: boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, service.NewID, service.Now)).Mount},
+		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, service.NewID, service.Now)).Mount},
+		httpx.Area{Policies: skillapi.Policies(verifier), Mount: skillapi.NewHandler(skills, syncer).Mount},
 		httpx.Area{Policies: memoryapi.Policies(verifier), Mount: memoryapi.NewHandler(team).Mount},
-		httpx.Area{Policies: connapi.Policies(verifier), Mount: connHandler.Mount},
-	)
-	if err != nil {
+		httpx.Area{Policies: connapi.Policies(verifier), Mount: connapi.NewHandler(conns).Mount},
+	); err != nil {
 		return nil, err
 	}
 	return a, nil

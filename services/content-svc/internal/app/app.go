@@ -140,11 +140,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		catalog.NewService(listings, service.Now, service.NewID),
 		editor.NewService(store.NewEditor(a.db), service.Now, service.NewID), favorite.NewService(store.NewFavorites(a.db), service.Now, service.NewID),
 		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL))
-	err = httpx.Mount(a.server.Echo, api.OpenAPI,
+	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
 		httpx.Area{Policies: httpapi.Policies(verifier), Mount: a.filesHandler(cfg, log, objects, listings).Mount},
 		httpx.Area{Policies: catalogapi.Policies(verifier), Mount: catalogHandler.Mount},
-	)
-	if err != nil {
+	); err != nil {
 		return nil, err
 	}
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})

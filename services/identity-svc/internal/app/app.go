@@ -133,7 +133,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, a.server)
 	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
 	if err != nil {
 		return nil, err
@@ -142,7 +141,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, listener)
+	a.workers = append(a.workers, a.server, listener)
 	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
 	if err != nil {
 		return nil, err
