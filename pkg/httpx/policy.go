@@ -84,3 +84,32 @@ func Merge(ps ...Policies) (Policies, error) {
 	}
 	return out, nil
 }
+
+// Area is one tag group's HTTP package of a service: who may call each of its operations and
+// how its handlers mount on the router (the generated RegisterHandlersWithOptions, handed the
+// policies as OperationMiddlewares).
+type Area struct {
+	Policies Policies
+	Mount    func(e *echo.Echo, policies Policies)
+}
+
+// Mount merges the areas' policies, verifies that they cover exactly the operations of the
+// OpenAPI document, and then mounts every area with the merged policies. It mounts nothing
+// when an operation is claimed twice, has no policy, or a policy names no operation.
+func Mount(e *echo.Echo, openapiYAML []byte, areas ...Area) error {
+	all := make([]Policies, len(areas))
+	for i, a := range areas {
+		all[i] = a.Policies
+	}
+	policies, err := Merge(all...)
+	if err != nil {
+		return err
+	}
+	if err := policies.Verify(openapiYAML); err != nil {
+		return err
+	}
+	for _, a := range areas {
+		a.Mount(e, policies)
+	}
+	return nil
+}

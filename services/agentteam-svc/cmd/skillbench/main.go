@@ -29,6 +29,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
@@ -83,7 +84,7 @@ func run(ctx context.Context, args []string) error {
 func newService(db *gorm.DB, log *slog.Logger, src library.SourceReader) *library.Service {
 	return library.NewService(library.Deps{
 		Store: store.NewLibrary(db), Access: access.NewChecker(store.NewOrgs(db)), Embedder: embed.NewLocal(), Source: src,
-		NewID: func() string { return uuid.Must(uuid.NewV7()).String() }, Now: func() time.Time { return time.Now().UTC() }, Log: log,
+		NewID: service.NewID, Now: service.Now, Log: log,
 	})
 }
 
@@ -95,7 +96,7 @@ func document(key string, i int) string {
 }
 
 func seed(ctx context.Context, db *gorm.DB, log *slog.Logger, orgID, memberID string, own, shared int) error {
-	now := time.Now().UTC()
+	now := service.Now()
 	orgs := store.NewOrgs(db)
 	o := org.Organization{ID: orgID, Name: "Skill bench", CreatedAt: now}
 	owner := org.Membership{OrganizationID: orgID, MemberID: memberID, Role: access.Owner, CreatedAt: now}

@@ -7,12 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
-	"time"
 
-	"github.com/google/uuid"
-
-	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/authn"
@@ -20,8 +15,8 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
-	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/pkg/revocation"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/api"
@@ -37,8 +32,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/orgapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/runapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/skillapi"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/memory"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
@@ -54,23 +47,11 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
-	// listener keeps the in-memory roles, board versions and library stamps fresh, and signals
-	// committed on each commit of outbox rows.
-	listener  *pglisten.Listener
-	committed chan struct{}
-	// followRevocations keeps the verifier's deny list of identity's revoked sessions.
-	followRevocations func(ctx context.Context) error
-	syncer            *library.Syncer
-	// syncAtStart is set when a shared skill source is configured.
-	syncAtStart bool
-
-	memory        *memory.Service
-	memoryNotices *bus.MemoryNotices
-	// workers are the agent-run worker's loops (consumer and sweeper), when it is on.
-	workers []func(ctx context.Context) error
-	log     *slog.Logger
-	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
-	stopTracing func(context.Context) error
+	// workers are what Run runs beside the relay: the HTTP server, the cache's listener, the
+	// relay passes on commit, session revocations, the shared skill source's syncer, team
+	// memory's change notices and, when it is on, the agent-run worker's consumer and sweeper.
+	workers []service.Worker
+	closers service.Closers
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -85,22 +66,26 @@ func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New connects to every dependency and builds the service. The caller must Close it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
-	a := &App{log: log}
+	a := &App{}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
-	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+	stopTracing, err := telemetry.Setup(ctx, Name)
+	if err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { telemetry.Stop(stopTracing, log) })
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { _ = pgdb.Close(a.db) })
 	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
 		return nil, err
 	}
-	if err = ensureStreams(ctx, a.bus, events.StreamAgentteamEvents, events.StreamJobs); err != nil {
+	a.closers.Add(a.bus.Close)
+	if err = a.bus.EnsureStreams(ctx, events.StreamAgentteamEvents, events.StreamJobs); err != nil {
 		return nil, err
 	}
 	revoked := revocation.NewDenyList()
@@ -108,7 +93,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.followRevocations = func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) }
 	asyncDoc, ok := events.AsyncAPI(events.ServiceAgentteam)
 	if !ok {
 		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
@@ -123,6 +107,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
+	a.workers = append(a.workers, a.server, service.WorkerFunc(func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) }))
 	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
 	if err != nil {
 		return nil, err
@@ -131,33 +116,27 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
+	// The relay publishes what every writer adds. Each commit of outbox rows (on any replica) is
+	// heard by the listener and answered with passes (bus.CommitRelay), so run wake-ups and
+	// events go out as their transactions commit; while the listener does not listen, a writer
+	// kicks its relay instead, which then passes again 1, 2, 4 and 8 ms later.
+	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{BatchSize: relayBatch})
+	commits := bus.NewCommitRelay(a.relay, relayBatch)
 	// The hot reads (every capability check, board versions, library stamps) are answered from
 	// memory while the listener listens; it also tells of committed outbox rows.
 	facts := cache.New(cache.DefaultMaxEntries)
-	a.committed = make(chan struct{}, 1)
-	notice := func() {
-		select {
-		case a.committed <- struct{}{}:
-		default:
-		}
-	}
-	if a.listener, err = cache.NewListener(facts, cfg.DB.DSN, notice, log, a.server.Registry); err != nil {
-		return nil, err
-	}
-	orgs := store.NewOrgs(a.db)
-	directory := cache.NewDirectory(facts, orgs)
-	checker := access.NewChecker(directory)
-	orgHandler := orgapi.NewHandler(org.NewService(orgs, checker, newID, now), now)
-	skills, err := a.newLibrary(ctx, cfg, checker, facts, log)
+	listener, err := cache.NewListener(facts, cfg.DB.DSN, commits.Committed, log, a.server.Registry)
 	if err != nil {
 		return nil, err
 	}
-	skillHandler := skillapi.NewHandler(skills, a.syncer)
-	// The relay publishes what every writer adds. Each commit of outbox rows (on any replica) is
-	// heard by the listener and answered with a pass (relayOnCommit), so run wake-ups and events
-	// go out as their transactions commit; while the listener does not listen, a writer kicks
-	// its relay instead, which then passes again 1, 2, 4 and 8 ms later.
-	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{BatchSize: relayBatch})
+	a.workers = append(a.workers, listener, commits)
+	orgs := store.NewOrgs(a.db)
+	directory := cache.NewDirectory(facts, orgs)
+	checker := access.NewChecker(directory)
+	skills, syncer, err := a.newLibrary(ctx, cfg, checker, facts, log)
+	if err != nil {
+		return nil, err
+	}
 	writer := outbox.NewWriter(events.SourceAgentteam).Notify(func() {
 		if !facts.Live() {
 			a.relay.Kick()
@@ -166,28 +145,25 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
 	boards := board.NewService(board.Deps{
 		Store: cache.NewBoard(facts, boardStore), Structure: store.NewStructure(a.db), Versions: directory, Orgs: orgs, Seats: seatStore,
-		Access: checker, NewID: newID, Now: now,
+		Access: checker, NewID: service.NewID, Now: service.Now,
 	})
 	conns, mcp, err := connections(cfg, log, a.db, checker)
 	if err != nil {
 		return nil, err
 	}
-	boardHandler := boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, newID, now))
-	runHandler := runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, newID, now))
-	a.memory, a.memoryNotices = newMemory(cfg, a.db, a.bus, checker, log)
+	team := a.newMemory(cfg, checker, log)
 	if cfg.Runs.WorkerConcurrency > 0 {
-		a.workers = runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, a.memory, skills)
+		a.workers = append(a.workers, runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, team, skills)...)
 	}
-	connHandler := connapi.NewHandler(conns)
-	err = httpapi.Mount(a.server.Echo,
-		httpapi.Area{Policies: orgapi.Policies(verifier), Register: orgHandler.Register},
-		httpapi.Area{Policies: boardapi.Policies(verifier), Register: boardHandler.Register},
-		httpapi.Area{Policies: runapi.Policies(verifier), Register: runHandler.Register},
-		httpapi.Area{Policies: skillapi.Policies(verifier), Register: skillHandler.Register},
-		httpapi.Area{Policies: memoryapi.Policies(verifier), Register: memoryapi.NewHandler(a.memory).Register},
-		httpapi.Area{Policies: connapi.Policies(verifier), Register: connHandler.Register},
-	)
-	if err != nil {
+	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
+		httpx.Area{Policies: httpapi.Policies(), Mount: httpapi.Handler{}.Mount},
+		httpx.Area{Policies: orgapi.Policies(verifier), Mount: orgapi.NewHandler(org.NewService(orgs, checker, service.NewID, service.Now), service.Now).Mount},
+		httpx.Area{Policies: boardapi.Policies(verifier), Mount: boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, service.NewID, service.Now)).Mount},
+		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, service.NewID, service.Now)).Mount},
+		httpx.Area{Policies: skillapi.Policies(verifier), Mount: skillapi.NewHandler(skills, syncer).Mount},
+		httpx.Area{Policies: memoryapi.Policies(verifier), Mount: memoryapi.NewHandler(team).Mount},
+		httpx.Area{Policies: connapi.Policies(verifier), Mount: connapi.NewHandler(conns).Mount},
+	); err != nil {
 		return nil, err
 	}
 	return a, nil
@@ -202,72 +178,11 @@ func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 // fetching and finishes or gives back the runs it holds; the relay then makes a last pass
 // over what they wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	return a.relay.Beside(ctx, func(ctx context.Context) error {
-		g, ctx := errgroup.WithContext(ctx)
-		g.Go(func() error { return a.server.Run(ctx) })
-		g.Go(func() error { return a.listener.Run(ctx) })
-		g.Go(func() error { return relayOnCommit(ctx, a.relay, a.committed) })
-		g.Go(func() error { return a.followRevocations(ctx) })
-		g.Go(func() error { return a.syncer.Run(ctx) })
-		for _, w := range a.workers {
-			g.Go(func() error { return w(ctx) })
-		}
-		if a.syncAtStart {
-			a.syncer.Trigger()
-		}
-		g.Go(func() error { return a.memoryNotices.Listen(ctx, a.memory) })
-		return g.Wait()
-	})
+	return a.relay.Beside(ctx, func(ctx context.Context) error { return service.RunAll(ctx, a.workers...) })
 }
 
-// Close releases every connection New opened and flushes the spans not yet exported.
-func (a *App) Close() {
-	if a.bus != nil {
-		a.bus.Close()
-	}
-	if a.db != nil {
-		_ = pgdb.Close(a.db)
-	}
-	if a.stopTracing != nil {
-		telemetry.Stop(a.stopTracing, a.log)
-	}
-}
+// Close releases what New opened, in reverse order, and flushes the spans not yet exported.
+func (a *App) Close() { a.closers.Close() }
 
 // relayBatch is how many outbox rows one relay pass publishes at most.
 const relayBatch = 100
-
-// relayOnCommit makes relay passes each time outbox rows were committed (notices that arrive
-// during a pass make one more), until a pass publishes less than a full batch. A failing pass
-// is left to the relay's own loop, which logs it and retries with backoff.
-func relayOnCommit(ctx context.Context, relay *outbox.Relay, committed <-chan struct{}) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-committed:
-		}
-		for {
-			n, err := relay.Flush(ctx)
-			if err != nil || n < relayBatch {
-				break
-			}
-		}
-	}
-}
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-func now() time.Time { return time.Now().UTC() }
-
-// ensureStreams creates or updates the named streams of the event catalogue, the ones this
-// service publishes into, under the retention limits and replicas of the NATS configuration.
-func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
-	for _, s := range events.Streams() {
-		if slices.Contains(names, s.Name) {
-			if err := bus.EnsureStream(ctx, bus.StreamSpec(s.Name, s.Subjects, s.Jobs)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}

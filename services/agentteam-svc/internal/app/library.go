@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
@@ -16,26 +17,30 @@ import (
 )
 
 // newLibrary builds the skill and profile library over the configured shared source, seeds
-// the free shared agent profiles and prepares the debounced re-sync.
-func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, facts *cache.Facts, log *slog.Logger) (*library.Service, error) {
+// the free shared agent profiles and adds the debounced re-sync to a's workers, with a first
+// sync at start when a shared source is configured.
+func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, facts *cache.Facts, log *slog.Logger) (*library.Service, *library.Syncer, error) {
 	src, err := skillSource(cfg.SkillSource)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lib := library.NewService(library.Deps{
 		Store: cache.NewLibrary(facts, store.NewLibrary(a.db)), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
-		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: newID, Now: now, Log: log,
+		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: service.NewID, Now: service.Now, Log: log,
 	})
 	if err := lib.SeedProfiles(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	a.syncAtStart = src != nil
-	a.syncer = library.NewSyncer(lib, cfg.SkillSource.SyncDebounce, func(_ library.SyncResult, err error) {
+	syncer := library.NewSyncer(lib, cfg.SkillSource.SyncDebounce, func(_ library.SyncResult, err error) {
 		if err != nil {
 			log.ErrorContext(ctx, "shared skill source sync failed", "error", err)
 		}
 	})
-	return lib, nil
+	if src != nil {
+		syncer.Trigger()
+	}
+	a.workers = append(a.workers, syncer)
+	return lib, syncer, nil
 }
 
 // skillSource is the configured shared skill source: a directory, a Git repository, or none.

@@ -1,13 +1,12 @@
 package app
 
 import (
+	"context"
 	"log/slog"
 
-	"gorm.io/gorm"
-
-	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
@@ -30,21 +29,22 @@ func newEmbedder(cfg config.Config) embed.Embedder {
 	}, client.HTTPClient())
 }
 
-// newMemory builds team memory with its in-memory index and the change notices that keep the
-// replicas' indexes current.
-func newMemory(cfg config.Config, db *gorm.DB, b *natsx.Bus, checker *access.Checker, log *slog.Logger) (*memory.Service, *bus.MemoryNotices) {
-	st := store.NewMemory(db)
-	notices := bus.NewMemoryNotices(b, log)
+// newMemory builds team memory with its in-memory index, and adds to a's workers the listener
+// of the change notices that keep the replicas' indexes current.
+func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Logger) *memory.Service {
+	st := store.NewMemory(a.db)
+	notices := bus.NewMemoryNotices(a.bus, log)
 	svc := memory.NewService(memory.Deps{
 		Store:     st,
-		Runs:      store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam)),
+		Runs:      store.NewRuns(a.db, outbox.NewWriter(events.SourceAgentteam)),
 		Analytics: st,
 		Access:    checker,
 		Embedder:  newEmbedder(cfg),
 		Index:     memory.NewIndex(st, memory.IndexLimits{MaxTeams: cfg.MemoryIndex.MaxTeams, MaxEntries: cfg.MemoryIndex.MaxEntries}),
 		Notifier:  notices,
-		NewID:     newID,
-		Now:       now,
+		NewID:     service.NewID,
+		Now:       service.Now,
 	})
-	return svc, notices
+	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return notices.Listen(ctx, svc) }))
+	return svc
 }

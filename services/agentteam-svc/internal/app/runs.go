@@ -12,6 +12,7 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
@@ -53,7 +54,7 @@ func connections(cfg config.Config, log *slog.Logger, db *gorm.DB, checker *acce
 	})
 	mcp := mcpclient.New(mcpOut, cfg.Runs.MCPTimeout, cfg.Runs.MCPMaxBodyBytes, log)
 	svc := connection.NewService(connection.Deps{
-		Store: store.NewConnections(db), Access: checker, Sealer: box, Tools: mcp, NewID: newID, Now: now,
+		Store: store.NewConnections(db), Access: checker, Sealer: box, Tools: mcp, NewID: service.NewID, Now: service.Now,
 		CheckURL: func(raw string) error { return outbound.ValidateURL(raw, cfg.OutboundAllowLoopback) },
 	})
 	return svc, mcp, nil
@@ -78,7 +79,7 @@ func (s skillBriefs) Skills(ctx context.Context, organizationID string, keys []s
 // runWorker builds the agent-run worker with team memory and the skill library, and returns
 // the loops Run starts: the JetStream consumer of run wake-ups and the sweeper.
 func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w *outbox.Writer, conns *connection.Service, mcp *mcpclient.Client,
-	memory runner.Memory, skills *library.Service) []func(context.Context) error {
+	memory runner.Memory, skills *library.Service) []service.Worker {
 	modelOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
 		DNSServer: cfg.OutboundDNSServer,
@@ -89,13 +90,13 @@ func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w
 		Retry: runner.Retry{Retries: cfg.Runs.ModelRetries, Base: cfg.Runs.ModelRetryBase, Max: cfg.Runs.ModelRetryMax},
 	}, runner.Deps{
 		Store: store.NewRunWork(db, w), Connections: conns,
-		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: now,
-		Owner: host + "/" + newID(),
+		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: service.Now,
+		Owner: host + "/" + service.NewID(),
 	})
-	return []func(context.Context) error{
-		func(ctx context.Context) error {
+	return []service.Worker{
+		service.WorkerFunc(func(ctx context.Context) error {
 			return bus.RunAgentRunWorker(ctx, b, worker, cfg.Runs.WorkerConcurrency)
-		},
-		func(ctx context.Context) error { return worker.RunSweeper(ctx, cfg.Runs.SweepInterval) },
+		}),
+		service.WorkerFunc(func(ctx context.Context) error { return worker.RunSweeper(ctx, cfg.Runs.SweepInterval) }),
 	}
 }

@@ -2,11 +2,15 @@ package app
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 	"math/rand/v2"
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
@@ -15,6 +19,28 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
+
+// SeedMemoryCommand is the seed-memory subcommand, `seed-memory [-entries N] [-member UUID]`:
+// it migrates, seeds and prints MEMORY_ORG_ID, MEMORY_TEAM_ID, MEMORY_MEMBER_ID and
+// MEMORY_ENTRIES to stdout for a shell to eval.
+func SeedMemoryCommand(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("seed-memory", flag.ContinueOnError)
+	entries := fs.Int("entries", 10000, "memory entries to seed")
+	member := fs.String("member", "", "member id of the organization's Owner (default: a new id)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := Migrate(ctx, cfg, log); err != nil {
+		return err
+	}
+	s, err := SeedMemory(ctx, cfg, *entries, *member)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "MEMORY_ORG_ID=%s\nMEMORY_TEAM_ID=%s\nMEMORY_MEMBER_ID=%s\nMEMORY_ENTRIES=%d\n",
+		s.OrganizationID, s.TeamID, s.MemberID, s.Entries)
+	return err
+}
 
 // MemorySeed names what SeedMemory created.
 type MemorySeed struct {
@@ -45,10 +71,10 @@ func SeedMemory(ctx context.Context, cfg config.Config, n int, memberID string) 
 	}
 	defer pgdb.Close(db)
 	if memberID == "" {
-		memberID = newID()
+		memberID = service.NewID()
 	}
-	seed := MemorySeed{OrganizationID: newID(), TeamID: newID(), MemberID: memberID}
-	at := now()
+	seed := MemorySeed{OrganizationID: service.NewID(), TeamID: service.NewID(), MemberID: memberID}
+	at := service.Now()
 	o := org.Organization{ID: seed.OrganizationID, Name: "Memory bench", CreatedAt: at}
 	owner := org.Membership{OrganizationID: o.ID, MemberID: memberID, Role: access.Owner, CreatedAt: at}
 	if err := store.NewOrgs(db).CreateOrganization(ctx, o, owner, audit.New(o.ID, memberID, "organization.created", "Organization", o.ID, o.Name)); err != nil {
@@ -72,7 +98,7 @@ func SeedMemory(ctx context.Context, cfg config.Config, n int, memberID string) 
 		}
 		entries, vectors, audits := make([]memory.Entry, len(texts)), make([]memory.Vector, len(texts)), make([]audit.Entry, len(texts))
 		for i, text := range texts {
-			e := memory.Entry{ID: newID(), OrganizationID: o.ID, TeamID: t.ID, Kind: memory.Note, Content: text, CreatedBy: memberID, CreatedAt: now()}
+			e := memory.Entry{ID: service.NewID(), OrganizationID: o.ID, TeamID: t.ID, Kind: memory.Note, Content: text, CreatedBy: memberID, CreatedAt: service.Now()}
 			entries[i], vectors[i] = e, memory.Vector{EntryID: e.ID, Embedder: embedder.ID(), Values: vecs[i]}
 			audits[i] = audit.New(o.ID, memberID, "memory.created", "MemoryEntry", e.ID, string(e.Kind))
 		}

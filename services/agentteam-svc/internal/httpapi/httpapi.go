@@ -1,7 +1,7 @@
-// Package httpapi is agentteam-svc's HTTP adapter for the module pings (tag Platform) and the
-// place where every area's package is mounted with one merged, verified set of access policies.
-// The areas live in subpackages generated from the same api/openapi.yaml, one per tag group:
-// orgapi, boardapi. Property names are camelCase and errors are the spec's plain-text messages.
+// Package httpapi is agentteam-svc's HTTP adapter for the module pings (tag Platform). The
+// other areas live in subpackages generated from the same api/openapi.yaml, one per tag group
+// (orgapi, boardapi, ...); app mounts them all with httpx.Mount. Property names are camelCase
+// and errors are the spec's plain-text messages.
 package httpapi
 
 import (
@@ -10,7 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/agentteam-svc/api"
 )
 
 // Handler implements ServerInterface.
@@ -25,31 +24,9 @@ func Policies() httpx.Policies {
 	}
 }
 
-// Area is one tag group's package: its policies and how it mounts its handlers.
-type Area struct {
-	Policies httpx.Policies
-	Register func(e *echo.Echo, policies httpx.Policies)
-}
-
-// Mount verifies that the areas' merged policies cover exactly the document's operations, then
-// mounts the pings and every area.
-func Mount(e *echo.Echo, areas ...Area) error {
-	all := []httpx.Policies{Policies()}
-	for _, a := range areas {
-		all = append(all, a.Policies)
-	}
-	policies, err := httpx.Merge(all...)
-	if err != nil {
-		return err
-	}
-	if err := policies.Verify(api.OpenAPI); err != nil {
-		return err
-	}
-	RegisterHandlersWithOptions(e, Handler{}, RegisterHandlersOptions{OperationMiddlewares: policies})
-	for _, a := range areas {
-		a.Register(e, policies)
-	}
-	return nil
+// Mount mounts the pings on e with the service's merged policies.
+func (h Handler) Mount(e *echo.Echo, policies httpx.Policies) {
+	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
 // PingOrgboard answers the organization board module's ping.

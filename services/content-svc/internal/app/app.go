@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
 
-	"github.com/google/uuid"
-	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/authn"
@@ -20,6 +17,7 @@ import (
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/revocation"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/content-svc/api"
@@ -42,12 +40,11 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
-	// workers are the background loops Run starts beside the server (upload sweeper, SVG
-	// preview worker, session revocations, the catalog cache's listener).
-	workers []func(ctx context.Context) error
-	log     *slog.Logger
-	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
-	stopTracing func(context.Context) error
+	// workers are what Run runs beside the relay: the HTTP server, session revocations, the
+	// catalog cache's listener and indexer, the upload sweeper, the SVG preview worker and its
+	// requeuer.
+	workers []service.Worker
+	closers service.Closers
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -62,22 +59,26 @@ func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 
 // New connects to every dependency and builds the service. The caller must Close it.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
-	a := &App{log: log}
+	a := &App{}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
-	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+	stopTracing, err := telemetry.Setup(ctx, Name)
+	if err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { telemetry.Stop(stopTracing, log) })
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { _ = pgdb.Close(a.db) })
 	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
 		return nil, err
 	}
-	if err = ensureStreams(ctx, a.bus, events.StreamContentEvents, events.StreamJobs); err != nil {
+	a.closers.Add(a.bus.Close)
+	if err = a.bus.EnsureStreams(ctx, events.StreamContentEvents, events.StreamJobs); err != nil {
 		return nil, err
 	}
 	objects, err := blob.New(cfg.Blob)
@@ -97,7 +98,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) })
 	asyncDoc, ok := events.AsyncAPI(events.ServiceContent)
 	if !ok {
 		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
@@ -117,19 +117,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
+	a.workers = append(a.workers, a.server, service.WorkerFunc(func(ctx context.Context) error { return revoked.Follow(ctx, a.bus, log, 0) }))
 	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
 	if err != nil {
 		return nil, err
 	}
 	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.PreviewQueueQuery))
 	if err != nil {
-		return nil, err
-	}
-	policies, err := httpx.Merge(httpapi.Policies(verifier), catalogapi.Policies(verifier))
-	if err != nil {
-		return nil, err
-	}
-	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
 	// Catalog listings are answered by each process's listing index, kept change by change.
@@ -143,12 +137,17 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, listener.Run, listings.Run)
-	httpapi.Register(a.server.Echo, a.filesHandler(cfg, log, objects, listings), policies)
-	catalogapi.Register(a.server.Echo, catalogapi.NewHandler(
-		catalog.NewService(listings, listings, newID),
-		editor.NewService(store.NewEditor(a.db), newID), favorite.NewService(store.NewFavorites(a.db), newID),
-		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL)), policies)
+	a.workers = append(a.workers, listener, listings)
+	catalogHandler := catalogapi.NewHandler(
+		catalog.NewService(listings, listings, service.Now, service.NewID),
+		editor.NewService(store.NewEditor(a.db), service.Now, service.NewID), favorite.NewService(store.NewFavorites(a.db), service.Now, service.NewID),
+		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL))
+	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
+		httpx.Area{Policies: httpapi.Policies(verifier), Mount: a.filesHandler(cfg, log, objects, listings).Mount},
+		httpx.Area{Policies: catalogapi.Policies(verifier), Mount: catalogHandler.Mount},
+	); err != nil {
+		return nil, err
+	}
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
@@ -162,41 +161,8 @@ func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 // fetching and finish or nak what they hold; the relay then makes a last pass over what they
 // wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	return a.relay.Beside(ctx, func(ctx context.Context) error {
-		g, ctx := errgroup.WithContext(ctx)
-		g.Go(func() error { return a.server.Run(ctx) })
-		for _, w := range a.workers {
-			g.Go(func() error { return w(ctx) })
-		}
-		return g.Wait()
-	})
+	return a.relay.Beside(ctx, func(ctx context.Context) error { return service.RunAll(ctx, a.workers...) })
 }
 
-// Close releases every connection New opened and flushes the spans not yet exported.
-func (a *App) Close() {
-	if a.bus != nil {
-		a.bus.Close()
-	}
-	if a.db != nil {
-		_ = pgdb.Close(a.db)
-	}
-	if a.stopTracing != nil {
-		telemetry.Stop(a.stopTracing, a.log)
-	}
-}
-
-// ensureStreams creates or updates the named streams of the event catalogue, the ones this
-// service publishes into, under the retention limits and replicas of the NATS configuration.
-func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
-	for _, s := range events.Streams() {
-		if slices.Contains(names, s.Name) {
-			if err := bus.EnsureStream(ctx, bus.StreamSpec(s.Name, s.Subjects, s.Jobs)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// newID makes record ids: UUID v7, time ordered.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// Close releases what New opened, in reverse order, and flushes the spans not yet exported.
+func (a *App) Close() { a.closers.Close() }

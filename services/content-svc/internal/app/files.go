@@ -6,6 +6,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/blob"
 	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/content-svc/internal/bus"
 	"github.com/motionstudio/platform/services/content-svc/internal/cache"
@@ -28,7 +29,7 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 		MaxSingleBytes: cfg.Uploads.MaxSingleBytes, MinMultipartBytes: cfg.Uploads.MinMultipartBytes,
 		MaxMultipartBytes: cfg.Uploads.MaxMultipartBytes, PartSizeBytes: cfg.Uploads.PartSizeBytes,
 		URLTTL: cfg.Uploads.URLTTL, MaxAge: cfg.Uploads.MaxAge,
-	}, store.NewUploads(a.db), store.NewUploadObjects(objects))
+	}, store.NewUploads(a.db), store.NewUploadObjects(objects), service.Now)
 
 	var generator preview.PreviewGenerator = preview.NewBuiltin()
 	if cfg.Previews.AIURL != "" {
@@ -40,16 +41,16 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 	}, store.NewPreviews(a.db, outbox.NewWriter(events.SourceContent)), store.NewPreviewObjects(objects), generator)
 
 	a.workers = append(a.workers,
-		func(ctx context.Context) error { return uploads.RunSweeper(ctx, cfg.Uploads.SweepEvery, log) },
-		func(ctx context.Context) error {
+		service.WorkerFunc(func(ctx context.Context) error { return uploads.RunSweeper(ctx, cfg.Uploads.SweepEvery, log) }),
+		service.WorkerFunc(func(ctx context.Context) error {
 			return bus.RunPreviewWorker(ctx, a.bus, previews, cfg.Previews.Concurrency)
-		},
-		func(ctx context.Context) error { return previews.RunRequeuer(ctx, cfg.Previews.RequeueEvery, log) },
+		}),
+		service.WorkerFunc(func(ctx context.Context) error { return previews.RunRequeuer(ctx, cfg.Previews.RequeueEvery, log) }),
 	)
 	return httpapi.NewHandler(httpapi.Deps{
 		Render:    render.NewService(store.NewRenderServers(a.db)),
 		Media:     media.NewService(store.NewMedia(a.db), store.NewObjects(objects)),
-		Site:      site.NewService(cache.Ratings{Store: store.NewSite(a.db), Catalog: listings}),
+		Site:      site.NewService(cache.Ratings{Store: store.NewSite(a.db), Catalog: listings}, service.Now, service.NewID),
 		Uploads:   uploads,
 		Previews:  previews,
 		ObjectURL: objects.PublicURL,

@@ -356,7 +356,7 @@ var _ = Describe("multipart AEP upload", func() {
 		parts := putParts(s, data)
 
 		objects := appObjects()
-		sweeper := upload.NewService(upload.Config{MaxAge: 0}, store.NewUploads(db), store.NewUploadObjects(objects))
+		sweeper := upload.NewService(upload.Config{MaxAge: 0}, store.NewUploads(db), store.NewUploadObjects(objects), time.Now)
 		Eventually(func() (int, error) { return sweeper.Sweep(context.Background()) }).Should(BeNumerically(">=", 1))
 		_, err := objects.ListParts(context.Background(), s.Key, s.UploadID)
 		Expect(apperr.Is(err, apperr.NotFound)).To(BeTrue(), "%v", err)

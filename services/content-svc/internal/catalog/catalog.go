@@ -274,8 +274,8 @@ type Service struct {
 	newID    func() string
 }
 
-// NewService returns a Service over store answering listings from listings; newID makes record
-// ids (UUID v7 in production).
-func NewService(store Store, listings Listings, newID func() string) *Service {
-	return &Service{store: store, listings: listings, now: time.Now, newID: newID}
+// NewService returns a Service over store answering listings from listings; now tells the time
+// and newID makes record ids (UUID v7 in production).
+func NewService(store Store, listings Listings, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, listings: listings, now: now, newID: newID}
 }

@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -37,7 +38,7 @@ var _ = Describe("aspect ratios", func() {
 
 var _ = Describe("input checks", func() {
 	// Input is refused before the store is reached, so no store is needed.
-	svc := catalog.NewService(nil, nil, func() string { return "id" })
+	svc := catalog.NewService(nil, nil, time.Now, func() string { return "id" })
 	ctx := context.Background()
 	str := func(s string) *string { return &s }
 	num := func(n int) *int { return &n }

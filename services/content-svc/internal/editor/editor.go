@@ -249,7 +249,8 @@ type Service struct {
 	newID func() string
 }
 
-// NewService returns a Service; newID makes record ids (UUID v7 in production).
-func NewService(store Store, newID func() string) *Service {
-	return &Service{store: store, now: time.Now, newID: newID}
+// NewService returns a Service; now tells the time and newID makes record ids (UUID v7 in
+// production).
+func NewService(store Store, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, now: now, newID: newID}
 }

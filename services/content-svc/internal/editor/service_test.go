@@ -3,6 +3,7 @@ package editor_test
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
@@ -26,7 +27,7 @@ func invalidFields(err error) []string {
 
 var _ = Describe("editor input checks", func() {
 	// Input is refused before the store is reached, so no store is needed.
-	svc := editor.NewService(nil, uuid.NewString)
+	svc := editor.NewService(nil, time.Now, uuid.NewString)
 	ctx := context.Background()
 	str := func(s string) *string { return &s }
 

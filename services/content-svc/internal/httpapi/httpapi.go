@@ -122,8 +122,8 @@ func LargeBody(c echo.Context) bool {
 	return ok && m == c.Request().Method
 }
 
-// Register mounts this package's operations on e with the service's merged policies.
-func Register(e *echo.Echo, h *Handler, policies httpx.Policies) {
+// Mount mounts this package's operations on e with the service's merged policies.
+func (h *Handler) Mount(e *echo.Echo, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
@@ -122,12 +120,14 @@ type Store interface {
 type Service struct {
 	store Store
 	now   func() time.Time
+	newID func() string
 }
 
-// NewService returns a Service.
-func NewService(store Store) *Service { return &Service{store: store, now: time.Now} }
-
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
+// NewService returns a Service; now tells the time and newID makes record ids (UUID v7 in
+// production).
+func NewService(store Store, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, now: now, newID: newID}
+}
 
 // Blogs lists published posts, newest first or by relevance to q. It returns Invalid for a
 // query over 200 characters.
@@ -162,7 +162,7 @@ func (s *Service) CreateBlog(ctx context.Context, b Blog) (Blog, error) {
 	if err := c.Err(); err != nil {
 		return Blog{}, err
 	}
-	b.ID, b.CreatedAt = newID(), s.now().UTC()
+	b.ID, b.CreatedAt = s.newID(), s.now().UTC()
 	b.PublishedAt = nil
 	if b.IsPublished {
 		b.PublishedAt = &b.CreatedAt
@@ -200,7 +200,7 @@ func (s *Service) CreateComment(ctx context.Context, c Comment) (Comment, error)
 			return Comment{}, check.Invalid("rate", "must be between 1 and 5")
 		}
 	}
-	c.ID, c.Status, c.CreatedAt = newID(), Pending, s.now().UTC()
+	c.ID, c.Status, c.CreatedAt = s.newID(), Pending, s.now().UTC()
 	if err := s.store.CreateComment(ctx, c); err != nil {
 		return Comment{}, err
 	}
@@ -254,7 +254,7 @@ func (s *Service) CreateSlide(ctx context.Context, sl Slide) (Slide, error) {
 	if err := c.Err(); err != nil {
 		return Slide{}, err
 	}
-	sl.ID, sl.CreatedAt = newID(), s.now().UTC()
+	sl.ID, sl.CreatedAt = s.newID(), s.now().UTC()
 	if err := s.store.CreateSlide(ctx, sl); err != nil {
 		return Slide{}, err
 	}
@@ -285,7 +285,7 @@ func (s *Service) CreateHomeEvent(ctx context.Context, e HomeEvent) (HomeEvent, 
 	if err := c.Err(); err != nil {
 		return HomeEvent{}, err
 	}
-	e.ID, e.CreatedAt = newID(), s.now().UTC()
+	e.ID, e.CreatedAt = s.newID(), s.now().UTC()
 	if err := s.store.CreateHomeEvent(ctx, e); err != nil {
 		return HomeEvent{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
@@ -36,8 +37,8 @@ func countingDB(n *atomic.Int64) *gorm.DB {
 // scenes, each holding elements content and color elements.
 func seedProject(ctx context.Context, scenes, elements int) string {
 	GinkgoHelper()
-	cat := catalog.NewService(store.NewCatalog(db), nil, newID)
-	ed := editor.NewService(store.NewEditor(db), newID)
+	cat := catalog.NewService(store.NewCatalog(db), nil, time.Now, newID)
+	ed := editor.NewService(store.NewEditor(db), time.Now, newID)
 	slug, name, mode := "t-"+uuid.NewString()[:8], "T", "video"
 	c, err := cat.CreateContainer(ctx, catalog.ContainerFields{Slug: &slug, Name: &name, PrimaryMode: &mode})
 	Expect(err).NotTo(HaveOccurred())

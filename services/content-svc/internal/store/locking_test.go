@@ -51,7 +51,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 			seeds := seedEach()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
 				key := fmt.Sprintf("s%d", i)
-				_, err := editor.NewService(store.NewEditor(small), newID).CreateScene(ctx, seeds[i].project, editor.SceneFields{Key: &key})
+				_, err := editor.NewService(store.NewEditor(small), time.Now, newID).CreateScene(ctx, seeds[i].project, editor.SceneFields{Key: &key})
 				return err
 			}
 		}),

@@ -130,9 +130,9 @@ type Service struct {
 	now     func() time.Time
 }
 
-// NewService returns a Service.
-func NewService(cfg Config, store Store, objects Objects) *Service {
-	return &Service{cfg: cfg, store: store, objects: objects, now: time.Now}
+// NewService returns a Service; now tells the time.
+func NewService(cfg Config, store Store, objects Objects, now func() time.Time) *Service {
+	return &Service{cfg: cfg, store: store, objects: objects, now: now}
 }
 
 // MaxSingleBytes is the largest file Put accepts.

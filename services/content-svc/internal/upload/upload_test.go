@@ -1,6 +1,8 @@
 package upload_test
 
 import (
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -9,7 +11,7 @@ import (
 
 var _ = Describe("choosing the part size", func() {
 	svc := func(part int64) *upload.Service {
-		return upload.NewService(upload.Config{PartSizeBytes: part}, nil, nil)
+		return upload.NewService(upload.Config{PartSizeBytes: part}, nil, nil, time.Now)
 	}
 
 	It("uses the configured size while the file needs at most 1,000 parts", func() {

@@ -11,14 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
-	"google.golang.org/protobuf/encoding/protojson"
-
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
-	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
@@ -33,14 +30,9 @@ import (
 // apiKeyCacheSize bounds the in-process API key cache.
 const apiKeyCacheSize = 100000
 
-// accountParts are the user, tenant, API key and webhook services and their background work.
-type accountParts struct {
-	handler *accountapi.Handler
-	workers []func(ctx context.Context) error
-}
-
-// newAccountParts wires the account side of the service on a's database, bus and Redis.
-func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountParts, error) {
+// newAccountHandler wires the account side of the service (users, tenants, API keys and
+// webhooks) on a's database, bus and Redis, and adds its consumers and sweepers to a's workers.
+func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountapi.Handler, error) {
 	acfg := cfg.Account
 	if err := apikey.ValidBrand(acfg.APIKeys.Brand); err != nil {
 		return nil, err
@@ -57,15 +49,15 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
 	})
 	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
-		Now: now, NewID: newID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
+		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
 	})
 	keys := apikey.NewService(store.NewAPIKeys(a.db, writer),
-		apikey.NewCache(acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, now),
-		apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, now), acfg.APIKeys.Brand, now, newID)
+		apikey.NewCache(acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, service.Now),
+		apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
 	hookStore := store.NewWebhooks(a.db, writer)
 	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
 		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
-	}, slices.Collect(maps.Keys(events.WebhookEvents())), now, newID)
+	}, slices.Collect(maps.Keys(events.WebhookEvents())), service.Now, service.NewID)
 	sender := bus.NewSender(outbound.New(outbound.Options{
 		Timeout: acfg.Webhooks.Timeout, MaxBodyBytes: webhook.MaxStoredBody, AllowLoopback: acfg.OutboundAllowLoopback,
 		UserAgent: "MotionStudio-Webhooks/1.0", DNSServer: acfg.OutboundDNSServer,
@@ -74,25 +66,16 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 	if err != nil {
 		return nil, err
 	}
-	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, now, newID), a.log, newID, now)
-	p := &accountParts{
-		handler: accountapi.NewHandler(accountapi.Deps{
-			Users:    account.NewUsers(store.NewUsers(a.db, writer, a.heldAccounts), sessions, now),
-			Tenants:  tenants,
-			APIKeys:  keys,
-			Webhooks: hooks,
-			Currency: cfg.BalanceCurrency,
-		}),
-	}
-	p.workers = append(p.workers,
-		func(ctx context.Context) error {
+	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
+	a.workers = append(a.workers,
+		service.WorkerFunc(func(ctx context.Context) error {
 			return every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {
 				if _, err := tenants.CheckPending(ctx, 100); err != nil {
 					a.log.WarnContext(ctx, "domain check failed", "error", err)
 				}
 			})
-		},
-		func(ctx context.Context) error {
+		}),
+		service.WorkerFunc(func(ctx context.Context) error {
 			err := every(ctx, acfg.APIKeys.UsageFlushInterval, func(ctx context.Context) {
 				if err := keys.FlushUsage(ctx); err != nil {
 					a.log.WarnContext(ctx, "api key usage flush failed", "error", err)
@@ -102,19 +85,25 @@ func newAccountParts(a *App, cfg config.Config, key ed25519.PrivateKey, writer *
 				a.log.WarnContext(ctx, "api key usage flush failed", "error", ferr)
 			}
 			return err
-		},
-		func(ctx context.Context) error { return forgetRevokedKeys(ctx, a, keys) },
-		consumers.FanOut,
-		func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) },
-		func(ctx context.Context) error {
+		}),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keys.Forget) }),
+		service.WorkerFunc(consumers.FanOut),
+		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
+		service.WorkerFunc(func(ctx context.Context) error {
 			return every(ctx, acfg.Webhooks.SweepInterval, func(ctx context.Context) {
-				if _, err := hookStore.WakeDue(ctx, now(), 5*time.Minute, 500); err != nil {
+				if _, err := hookStore.WakeDue(ctx, service.Now(), 5*time.Minute, 500); err != nil {
 					a.log.WarnContext(ctx, "webhook sweep failed", "error", err)
 				}
 			})
-		},
+		}),
 	)
-	return p, nil
+	return accountapi.NewHandler(accountapi.Deps{
+		Users:    account.NewUsers(store.NewUsers(a.db, writer, a.heldAccounts), sessions, service.Now),
+		Tenants:  tenants,
+		APIKeys:  keys,
+		Webhooks: hooks,
+		Currency: cfg.BalanceCurrency,
+	}), nil
 }
 
 // retrySchedule parses a comma-separated list of delays.
@@ -128,24 +117,6 @@ func retrySchedule(spec string) ([]time.Duration, error) {
 		out = append(out, d)
 	}
 	return out, nil
-}
-
-// forgetRevokedKeys drops revoked keys from this process's cache. Every replica subscribes
-// (core NATS, no durable), so a key revoked through any replica stops validating everywhere.
-func forgetRevokedKeys(ctx context.Context, a *App, keys *apikey.Service) error {
-	sub, err := a.bus.Conn().Subscribe(a.bus.Subject(events.SubjectApiKeyRevoked), func(m *nats.Msg) {
-		var ev identityv1.ApiKeyRevoked
-		if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(m.Data, &ev); err != nil {
-			a.log.WarnContext(ctx, "undecodable api key revocation", "error", err)
-			return
-		}
-		keys.Forget(ev.GetApiKeyId())
-	})
-	if err != nil {
-		return err
-	}
-	<-ctx.Done()
-	return sub.Unsubscribe()
 }
 
 // keyLeaser takes batches of an API key's per-minute rate from the service's GCRA limiter,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
@@ -46,7 +47,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
 	accounts := account.NewService(store.NewUsers(db, writer, nil), store.NewTenants(db, writer, nil),
-		password.NewHasher(password.Default), now, newID)
+		password.NewHasher(password.Default), service.Now, service.NewID)
 	enc := json.NewEncoder(out)
 	fs := flag.NewFlagSet("admin "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -60,7 +61,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w\n%s", err, adminUsage)
 		}
-		tenants := tenant.NewService(store.NewTenants(db, writer, nil), nil, tenant.Options{Now: now, NewID: newID})
+		tenants := tenant.NewService(store.NewTenants(db, writer, nil), nil, tenant.Options{Now: service.Now, NewID: service.NewID})
 		t, err := tenants.Create(ctx, actor.Actor{PlatformAdmin: true}, tenant.New{Slug: *slug, Name: *name, ContactEmail: *email, Kind: *kind})
 		if err != nil {
 			return err
@@ -102,8 +103,8 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err != nil {
 			return err
 		}
-		issued, err := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, nil, now).Access(auth.Subject{
-			UserID: u.ID, TenantID: u.TenantID, SessionID: newID(), Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
+		issued, err := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, nil, service.Now).Access(auth.Subject{
+			UserID: u.ID, TenantID: u.TenantID, SessionID: service.NewID(), Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
 		}, *ttl)
 		if err != nil {
 			return err

@@ -9,12 +9,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"slices"
-	"time"
 
-	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
-	"golang.org/x/sync/errgroup"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/authn"
@@ -23,12 +19,11 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
-	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
-	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/cache"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi"
@@ -50,18 +45,14 @@ type App struct {
 	bus    *natsx.Bus
 	server *httpx.Server
 	relay  *outbox.Relay
-	// auth is the auth service, whose password-reset worker Run runs.
-	auth *auth.Service
-	// accounts are the user, tenant, API key and webhook parts (accounts.go).
-	accounts *accountParts
-	// billing are the plan, payment, discount, quest and gift parts (billing.go).
-	billing *billingParts
 	// heldAccounts are the users refreshes read, kept in memory while its listener listens;
 	// every store that writes users or tenants tells it.
 	heldAccounts *cache.Accounts
-	listener     *pglisten.Listener
-	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
-	stopTracing func(context.Context) error
+	// workers are what Run runs beside the relay: the HTTP server, the accounts cache's
+	// listener, the password-reset worker and the account (accounts.go) and billing
+	// (billing.go) consumers and sweepers.
+	workers []service.Worker
+	closers service.Closers
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -86,19 +77,24 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 			a.Close()
 		}
 	}()
-	if a.stopTracing, err = telemetry.Setup(ctx, Name); err != nil {
+	stopTracing, err := telemetry.Setup(ctx, Name)
+	if err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { telemetry.Stop(stopTracing, log) })
 	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { _ = pgdb.Close(a.db) })
 	if a.rdb, err = redisx.Connect(ctx, cfg.Redis); err != nil {
 		return nil, err
 	}
+	a.closers.Add(func() { _ = a.rdb.Close() })
 	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
 		return nil, err
 	}
-	if err = ensureStreams(ctx, a.bus, events.StreamIdentityEvents, events.StreamJobs); err != nil {
+	a.closers.Add(a.bus.Close)
+	if err = a.bus.EnsureStreams(ctx, events.StreamIdentityEvents, events.StreamJobs); err != nil {
 		return nil, err
 	}
 	key, err := signingKey(cfg)
@@ -118,13 +114,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
+	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, service.Now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
 	a.heldAccounts = cache.NewAccounts(cfg.Auth.RefreshCacheUsers)
-	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
-	if err != nil {
-		return nil, err
-	}
 
 	asyncDoc, ok := events.AsyncAPI(events.ServiceIdentity)
 	if !ok {
@@ -145,30 +137,36 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	if a.listener, err = cache.NewListener(a.heldAccounts, cfg.DB.DSN, log, a.server.Registry); err != nil {
+	listener, err := cache.NewListener(a.heldAccounts, cfg.DB.DSN, log, a.server.Registry)
+	if err != nil {
 		return nil, err
 	}
+	a.workers = append(a.workers, a.server, listener)
 	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
 	if err != nil {
 		return nil, err
 	}
-	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
-	policies, err := httpx.Merge(httpapi.Policies(), accountapi.Policies(verifier), authapi.Policies(verifier), billingapi.Policies(verifier))
+	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
 	if err != nil {
 		return nil, err
 	}
-	policies = authapi.LiveSessions(policies, sessions)
-	if err = policies.Verify(api.OpenAPI); err != nil {
+	accountHandler, err := newAccountHandler(a, cfg, key, writer, limiter, sessions)
+	if err != nil {
 		return nil, err
 	}
-	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
-	if a.accounts, err = newAccountParts(a, cfg, key, writer, limiter, sessions); err != nil {
+	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
+	areas := []httpx.Area{
+		{Policies: httpapi.Policies(), Mount: httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit).Mount},
+		{Policies: accountapi.Policies(verifier), Mount: accountHandler.Mount},
+		{Policies: authapi.Policies(verifier), Mount: authHandler.Mount},
+		{Policies: billingapi.Policies(verifier), Mount: newBillingHandler(a, cfg, writer).Mount},
+	}
+	for i := range areas {
+		areas[i].Policies = authapi.LiveSessions(areas[i].Policies, sessions)
+	}
+	if err = httpx.Mount(a.server.Echo, api.OpenAPI, areas...); err != nil {
 		return nil, err
 	}
-	accountapi.Register(a.server.Echo, a.accounts.handler, policies)
-	authapi.Register(a.server.Echo, authHandler, policies)
-	a.billing = newBillingParts(a, cfg, writer)
-	billingapi.Register(a.server.Echo, a.billing.handler, policies)
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
@@ -182,36 +180,11 @@ func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
 // consumers stop fetching and finish or nak what they hold; the relay then makes a last pass
 // over what they wrote, and Close closes the connections.
 func (a *App) Run(ctx context.Context) error {
-	return a.relay.Beside(ctx, func(ctx context.Context) error {
-		g, ctx := errgroup.WithContext(ctx)
-		g.Go(func() error { return a.server.Run(ctx) })
-		g.Go(func() error { return a.auth.RunResets(ctx) })
-		g.Go(func() error { return a.listener.Run(ctx) })
-		for _, w := range a.accounts.workers {
-			g.Go(func() error { return w(ctx) })
-		}
-		for _, w := range a.billing.workers {
-			g.Go(func() error { return w(ctx) })
-		}
-		return g.Wait()
-	})
+	return a.relay.Beside(ctx, func(ctx context.Context) error { return service.RunAll(ctx, a.workers...) })
 }
 
-// Close releases every connection New opened and flushes the spans not yet exported.
-func (a *App) Close() {
-	if a.bus != nil {
-		a.bus.Close()
-	}
-	if a.rdb != nil {
-		_ = a.rdb.Close()
-	}
-	if a.db != nil {
-		_ = pgdb.Close(a.db)
-	}
-	if a.stopTracing != nil {
-		telemetry.Stop(a.stopTracing, a.log)
-	}
-}
+// Close releases what New opened, in reverse order, and flushes the spans not yet exported.
+func (a *App) Close() { a.closers.Close() }
 
 // signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEY, seeds the
 // keys that seal secrets at rest.
@@ -248,22 +221,4 @@ func newSealer(cfg config.Config, signing ed25519.PrivateKey, purpose string) (*
 		return nil, err
 	}
 	return crypt.New(key)
-}
-
-func now() time.Time { return time.Now().UTC() }
-
-// newID returns a time-ordered UUID v7.
-func newID() string { return uuid.Must(uuid.NewV7()).String() }
-
-// ensureStreams creates or updates the named streams of the event catalogue, the ones this
-// service publishes into, under the retention limits and replicas of the NATS configuration.
-func ensureStreams(ctx context.Context, bus *natsx.Bus, names ...string) error {
-	for _, s := range events.Streams() {
-		if slices.Contains(names, s.Name) {
-			if err := bus.EnsureStream(ctx, bus.StreamSpec(s.Name, s.Subjects, s.Jobs)); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }

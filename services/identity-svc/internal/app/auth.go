@@ -11,6 +11,7 @@ import (
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/redisx"
+	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/challenge"
@@ -83,14 +84,14 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		OAuthLinks: authStore,
 		Log:        a.log,
 		Grace:      c.RefreshReuseGrace,
-		Now:        now,
-		NewID:      newID,
+		Now:        service.Now,
+		NewID:      service.NewID,
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	a.auth = svc
-	pushes := push.NewService(store.NewPushSubscriptions(a.db), now, newID)
+	a.workers = append(a.workers, service.WorkerFunc(svc.RunResets))
+	pushes := push.NewService(store.NewPushSubscriptions(a.db), service.Now, service.NewID)
 	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
 }
 

@@ -1,5 +1,6 @@
 // Package bus is identity-svc's NATS adapter: the consumers that fan identity events out to
-// tenants' webhooks and run webhook delivery jobs, and the HTTP sender the deliveries use.
+// tenants' webhooks, run webhook delivery jobs and move quests, the listener of API key
+// revocations, and the HTTP sender the deliveries use.
 package bus
 
 import (

@@ -47,8 +47,8 @@ func Policies(v *authn.Verifier) httpx.Policies {
 	}
 }
 
-// Register mounts this package's operations on e with the service's merged policies.
-func (h *Handler) Register(e *echo.Echo, policies httpx.Policies) {
+// Mount mounts this package's operations on e with the service's merged policies.
+func (h *Handler) Mount(e *echo.Echo, policies httpx.Policies) {
 	RegisterHandlersWithOptions(e, h, RegisterHandlersOptions{OperationMiddlewares: policies})
 }
 
