@@ -13,7 +13,8 @@
 #   make asyncapi-check validate the services' AsyncAPI documents with the AsyncAPI CLI
 #   make test          lint, generate-check, asyncapi-check, infra, every ginkgo suite, helm-check
 #   make helm-check    helm lint, render the chart into .state/rendered, decode it strictly and
-#                      validate it against Kubernetes' OpenAPI schemas, score it with kube-score
+#                      validate it against Kubernetes' OpenAPI schemas, score it with kube-score,
+#                      and evaluate the Tiltfile with Tilt itself (offline, no cluster)
 #   make docs-check    run every README command block against a fresh platform (make test runs it
 #                      with the e2e suite)
 #   make test-faults   the fault suite (e2e/cmd/faultrun): 10,000 state changes on two replicas of
@@ -59,10 +60,11 @@ build:
 migrate: infra build
 	@for s in $(SERVICES); do echo "migrate $$s"; bin/$$s migrate; done
 
-# tools/kube-score is a module of its own: it needs older Kubernetes libraries than helm in
-# tools/go.mod (docs/adr/0075-tilt-and-kube-score-modules.md).
+# tools/tilt and tools/kube-score are modules of their own: they need older Kubernetes libraries
+# than helm in tools/go.mod (docs/adr/0075-tilt-and-kube-score-modules.md).
 tools:
 	cd tools && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
+	cd tools/tilt && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
 	cd tools/kube-score && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
 
 # node-tools installs the pinned Node CLIs (tools/npm: Spectral, AsyncAPI CLI) when the lock file's
@@ -146,6 +148,7 @@ KUBERNETES_SCHEMAS := k8s.io/kubernetes@v1.30.14
 # KUBE_VERSION is the release helm renders for: `go install` leaves helm's default at 1.20, which
 # Chart.yaml's kubeVersion refuses.
 KUBE_VERSION := 1.30.14
+TILTFILE_RESULT := $(CURDIR)/.state/tiltfile-result.json
 
 helm-check: tools
 	helm lint --strict --kube-version $(KUBE_VERSION) $(CHART)
@@ -154,8 +157,9 @@ helm-check: tools
 	helm template motionstudio $(CHART) --kube-version $(KUBE_VERSION) > $(RENDERED)/default.yaml
 	helm template motionstudio $(CHART) --kube-version $(KUBE_VERSION) -f $(CHART)/values-production.yaml > $(RENDERED)/production.yaml
 	cp deploy/k8s/dev-infra.yaml $(RENDERED)/dev-infra.yaml
+	tilt alpha tiltfile-result --file Tiltfile > $(TILTFILE_RESULT)
 	schemas=$$(GOWORK=off go mod download -json $(KUBERNETES_SCHEMAS) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
-	RENDERED_DIR=$(RENDERED) KUBE_VERSION=$(KUBE_VERSION) K8S_OPENAPI_DIR=$$schemas/api/openapi-spec/v3 \
+	RENDERED_DIR=$(RENDERED) KUBE_VERSION=$(KUBE_VERSION) TILTFILE_RESULT=$(TILTFILE_RESULT) K8S_OPENAPI_DIR=$$schemas/api/openapi-spec/v3 \
 		ginkgo e2e/helmcheck
 
 docs-check: tools infra

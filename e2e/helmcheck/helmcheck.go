@@ -1,9 +1,7 @@
 // Package helmcheck decodes rendered Kubernetes manifests strictly into their k8s.io/api types,
 // so that a chart that renders an unknown field, a value of the wrong type or an unknown kind
 // fails the build before a cluster ever sees it, and validates them against the OpenAPI schemas
-// of the oldest Kubernetes release the chart supports (SchemaValidator). It also parses and
-// resolves the Tiltfile's Starlark against Tilt's builtins, so that a misspelt builtin or an
-// undefined name fails too.
+// of the oldest Kubernetes release the chart supports (SchemaValidator).
 package helmcheck
 
 import (
