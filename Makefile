@@ -12,7 +12,9 @@
 #   make fuzz          every Go fuzz target for FUZZTIME (default 1m) each, one after another (scripts/fuzz.sh)
 #   make asyncapi-check validate the services' AsyncAPI documents with the AsyncAPI CLI
 #   make test          lint, generate-check, asyncapi-check, infra, every ginkgo suite, helm-check
-#   make helm-check    helm lint, render the chart into .state/rendered, decode it strictly
+#   make helm-check    helm lint, render the chart into .state/rendered, decode it strictly and
+#                      validate it against Kubernetes' OpenAPI schemas, score it with kube-score,
+#                      and evaluate the Tiltfile with Tilt itself (offline, no cluster)
 #   make docs-check    run every README command block against a fresh platform (make test runs it
 #                      with the e2e suite)
 #   make test-faults   the fault suite (e2e/cmd/faultrun): 10,000 state changes on two replicas of
@@ -58,8 +60,12 @@ build:
 migrate: infra build
 	@for s in $(SERVICES); do echo "migrate $$s"; bin/$$s migrate; done
 
+# tools/tilt and tools/kube-score are modules of their own: they need older Kubernetes libraries
+# than helm in tools/go.mod (docs/adr/0075-tilt-and-kube-score-modules.md).
 tools:
 	cd tools && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
+	cd tools/tilt && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
+	cd tools/kube-score && GOWORK=off GOBIN=$(CURDIR)/.bin go install tool
 
 # node-tools installs the pinned Node CLIs (tools/npm: Spectral, AsyncAPI CLI) when the lock file's
 # content differs from the one last installed (file times differ between worktrees and clones),
@@ -135,14 +141,26 @@ test-suites: tools
 asyncapi-check: node-tools
 	scripts/asyncapi-check.sh
 
+# KUBERNETES_SCHEMAS is the k8s.io/kubernetes module whose api/openapi-spec/v3 helm-check validates
+# the manifests against: the oldest release the chart supports (Chart.yaml's kubeVersion), fetched
+# through the Go module proxy and verified against the checksum database like any module.
+KUBERNETES_SCHEMAS := k8s.io/kubernetes@v1.30.14
+# KUBE_VERSION is the release helm renders for: `go install` leaves helm's default at 1.20, which
+# Chart.yaml's kubeVersion refuses.
+KUBE_VERSION := 1.30.14
+TILTFILE_RESULT := $(CURDIR)/.state/tiltfile-result.json
+
 helm-check: tools
-	helm lint --strict $(CHART)
-	helm lint --strict $(CHART) -f $(CHART)/values-production.yaml
+	helm lint --strict --kube-version $(KUBE_VERSION) $(CHART)
+	helm lint --strict --kube-version $(KUBE_VERSION) $(CHART) -f $(CHART)/values-production.yaml
 	@rm -rf $(RENDERED) && mkdir -p $(RENDERED)
-	helm template motionstudio $(CHART) > $(RENDERED)/default.yaml
-	helm template motionstudio $(CHART) -f $(CHART)/values-production.yaml > $(RENDERED)/production.yaml
+	helm template motionstudio $(CHART) --kube-version $(KUBE_VERSION) > $(RENDERED)/default.yaml
+	helm template motionstudio $(CHART) --kube-version $(KUBE_VERSION) -f $(CHART)/values-production.yaml > $(RENDERED)/production.yaml
 	cp deploy/k8s/dev-infra.yaml $(RENDERED)/dev-infra.yaml
-	RENDERED_DIR=$(RENDERED) ginkgo e2e/helmcheck
+	tilt alpha tiltfile-result --file Tiltfile > $(TILTFILE_RESULT)
+	schemas=$$(GOWORK=off go mod download -json $(KUBERNETES_SCHEMAS) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p'); \
+	RENDERED_DIR=$(RENDERED) KUBE_VERSION=$(KUBE_VERSION) TILTFILE_RESULT=$(TILTFILE_RESULT) K8S_OPENAPI_DIR=$$schemas/api/openapi-spec/v3 \
+		ginkgo e2e/helmcheck
 
 docs-check: tools infra
 	ginkgo --focus "the README" e2e

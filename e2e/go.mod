@@ -11,7 +11,6 @@ require (
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
 	github.com/tsenart/vegeta/v12 v12.13.0
-	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/crypto v0.58.0
 	golang.org/x/image v0.47.0
 	gorm.io/gorm v1.31.2

@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -95,6 +96,7 @@ var _ = Describe("the rendered Helm chart", func() {
 	It("autoscales production and leaves its secrets to the operator", func() {
 		Expect(countKinds(chartObjects(files[productionFile]))).To(Equal(map[string]int{
 			"Deployment": 3, "Service": 3, "ConfigMap": 3, "ServiceAccount": 3, "PodDisruptionBudget": 3, "HorizontalPodAutoscaler": 3,
+			"NetworkPolicy": 3,
 		}))
 		for _, hpa := range typed[*autoscalingv2.HorizontalPodAutoscaler](files[productionFile]) {
 			Expect(*hpa.Spec.MinReplicas).To(BeNumerically(">=", 3), hpa.Name)
@@ -390,6 +392,105 @@ var _ = Describe("the rendered Helm chart", func() {
 					}
 				}
 			}
+		}
+	})
+
+	It("gives every container ephemeral-storage requests and limits, a CPU limit and a pull policy", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				pod := d.Spec.Template.Spec
+				for _, c := range append(append([]corev1.Container{}, pod.InitContainers...), pod.Containers...) {
+					where := fmt.Sprintf("%s %s %s", file, d.Name, c.Name)
+					Expect(c.Resources.Requests).To(HaveKey(corev1.ResourceEphemeralStorage), where)
+					Expect(c.Resources.Limits).To(HaveKey(corev1.ResourceEphemeralStorage), where)
+					Expect(c.Resources.Limits).To(HaveKey(corev1.ResourceCPU), where)
+					Expect(c.ImagePullPolicy).To(Equal(corev1.PullAlways), where)
+				}
+			}
+		}
+	})
+
+	It("lets Prometheus find production's pods through annotations where there is no ServiceMonitor CRD", func() {
+		for _, d := range typed[*appsv1.Deployment](charts[productionFile]) {
+			port := fmt.Sprint(d.Spec.Template.Spec.Containers[0].Ports[0].ContainerPort)
+			Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("prometheus.io/scrape", "true"), d.Name)
+			Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("prometheus.io/port", port), d.Name)
+			Expect(d.Spec.Template.Annotations).To(HaveKeyWithValue("prometheus.io/path", "/metrics"), d.Name)
+		}
+		for _, d := range typed[*appsv1.Deployment](charts[defaultFile]) {
+			Expect(d.Spec.Template.Annotations).NotTo(HaveKey("prometheus.io/scrape"), d.Name)
+		}
+	})
+
+	It("fences each production service in with a NetworkPolicy of its own", func() {
+		objects := charts[productionFile]
+		deployments := map[string]*appsv1.Deployment{}
+		for _, d := range typed[*appsv1.Deployment](objects) {
+			deployments[d.Labels["app.kubernetes.io/component"]] = d
+		}
+		policies := typed[*networkingv1.NetworkPolicy](objects)
+		Expect(policies).To(HaveLen(3))
+		for _, np := range policies {
+			component := np.Labels["app.kubernetes.io/component"]
+			where := fmt.Sprintf("NetworkPolicy %s", np.Name)
+			d := deployments[component]
+			Expect(d).NotTo(BeNil(), where)
+
+			selector := labels.SelectorFromSet(np.Spec.PodSelector.MatchLabels)
+			for other, od := range deployments {
+				Expect(selector.Matches(labels.Set(od.Spec.Template.Labels))).To(Equal(other == component), where, other)
+			}
+			Expect(np.Spec.PolicyTypes).To(ConsistOf(networkingv1.PolicyTypeIngress, networkingv1.PolicyTypeEgress), where)
+
+			// Ingress: one rule, on the http port, from the ingress controller, Prometheus and,
+			// for identity, the two services that read its JWKS.
+			Expect(np.Spec.Ingress).To(HaveLen(1), where)
+			rule := np.Spec.Ingress[0]
+			Expect(rule.Ports).To(HaveLen(1), where)
+			Expect(rule.Ports[0].Port.String()).To(Equal("http"), where)
+			var callers []string
+			var namespaces []string
+			for _, peer := range rule.From {
+				Expect(peer.IPBlock).To(BeNil(), where)
+				if peer.NamespaceSelector != nil {
+					namespaces = append(namespaces, peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"])
+				} else {
+					Expect(peer.PodSelector).NotTo(BeNil(), where)
+					callers = append(callers, peer.PodSelector.MatchLabels["app.kubernetes.io/component"])
+				}
+			}
+			Expect(namespaces).To(ConsistOf("ingress-nginx", "monitoring"), where)
+			if component == "identity" {
+				Expect(callers).To(ConsistOf("content", "agentteam"), where)
+			} else {
+				Expect(callers).To(BeEmpty(), where)
+			}
+
+			// Egress: DNS, the infrastructure's ports, identity for its callers, the outside for
+			// identity and agentteam only.
+			ports := map[string]bool{}
+			outside := false
+			for _, rule := range np.Spec.Egress {
+				Expect(rule.To).NotTo(BeEmpty(), "%s: an egress rule without peers reaches everything", where)
+				for _, p := range rule.Ports {
+					ports[fmt.Sprintf("%s/%s", *p.Protocol, p.Port.String())] = true
+				}
+				for _, peer := range rule.To {
+					if peer.IPBlock != nil && peer.IPBlock.CIDR == "0.0.0.0/0" {
+						outside = true
+						Expect(peer.IPBlock.Except).To(ContainElements("10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"), where)
+						Expect(rule.Ports).To(BeEmpty(), where)
+					}
+				}
+			}
+			Expect(ports).To(HaveKey("UDP/53"), where)
+			Expect(ports).To(HaveKey("TCP/53"), where)
+			for _, port := range []string{"TCP/5432", "TCP/6380", "TCP/4222", "TCP/443"} {
+				Expect(ports).To(HaveKey(port), where)
+			}
+			Expect(ports["TCP/8081"]).To(Equal(component != "identity"), "%s: egress to identity's port", where)
+			Expect(ports["TCP/587"]).To(Equal(component == "identity"), "%s: egress to the SMTP relay", where)
+			Expect(outside).To(Equal(component != "content"), where)
 		}
 	})
 })

@@ -1,7 +1,7 @@
 // Package helmcheck decodes rendered Kubernetes manifests strictly into their k8s.io/api types,
 // so that a chart that renders an unknown field, a value of the wrong type or an unknown kind
-// fails the build before a cluster ever sees it. It also parses and resolves the Tiltfile's
-// Starlark against Tilt's builtins, so that a misspelt builtin or an undefined name fails too.
+// fails the build before a cluster ever sees it, and validates them against the OpenAPI schemas
+// of the oldest Kubernetes release the chart supports (SchemaValidator).
 package helmcheck
 
 import (
@@ -20,6 +20,7 @@ import (
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -60,6 +61,8 @@ func newObject(apiVersion, kind string) (any, error) {
 		return &appsv1.StatefulSet{}, nil
 	case "autoscaling/v2 HorizontalPodAutoscaler":
 		return &autoscalingv2.HorizontalPodAutoscaler{}, nil
+	case "networking.k8s.io/v1 NetworkPolicy":
+		return &networkingv1.NetworkPolicy{}, nil
 	case "policy/v1 PodDisruptionBudget":
 		return &policyv1.PodDisruptionBudget{}, nil
 	case "batch/v1 Job":
