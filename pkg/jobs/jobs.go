@@ -1,12 +1,12 @@
-// Package jobs is what a worker needs to hold a job: the lease it takes on the job's row, the
-// errors that say another worker holds it or took it over, and Keep, which runs the job while
-// renewing the lease. The rows themselves are claimed, renewed, finished and requeued in
-// Postgres by pkg/jobs/pgjobs; this package has no I/O so that domain packages may use it.
+// Package jobs is what a worker needs to hold a job: the lease on the job's row, the errors
+// that say another worker holds it or took it over, and Keep, which runs the job while renewing
+// the lease. pkg/jobs/pgjobs keeps the rows; this package has no I/O, for domain packages.
 package jobs
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 )
 
@@ -14,15 +14,13 @@ import (
 // database that set it: a job held by another worker is retried this long after the lease ends.
 const Slack = 500 * time.Millisecond
 
-// Lease is a worker's hold on one job until Until, taken for Length at its Attempt-th claim.
+// Lease is the hold of the worker Owner on the job ID until Until, taken for Length at the
+// job's Attempt-th claim.
 type Lease struct {
-	// ID is the job's key in its table.
-	ID string
-	// Owner names the worker (unique per process).
-	Owner   string
-	Attempt int
-	Until   time.Time
-	Length  time.Duration
+	ID, Owner string
+	Attempt   int
+	Until     time.Time
+	Length    time.Duration
 }
 
 // ErrLeaseLost says the worker no longer holds the job: it was taken over after the lease
@@ -51,7 +49,6 @@ func (e HeldError) RetryAt() time.Time { return e.Until.Add(Slack) }
 func Keep(ctx context.Context, l Lease, renew func(context.Context, Lease) error, work func(context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	done := make(chan struct{})
 	renewing := make(chan struct{})
 	go func() {
 		defer close(renewing)
@@ -59,23 +56,41 @@ func Keep(ctx context.Context, l Lease, renew func(context.Context, Lease) error
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
-			}
-			if err := renew(ctx, l); errors.Is(err, ErrLeaseLost) {
-				cancel(ErrLeaseLost)
-				return
+				if errors.Is(renew(ctx, l), ErrLeaseLost) {
+					cancel(ErrLeaseLost)
+				}
 			}
 		}
 	}()
 	err := work(ctx)
-	close(done)
+	cancel(nil)
 	<-renewing
 	if errors.Is(context.Cause(ctx), ErrLeaseLost) {
 		return ErrLeaseLost
 	}
 	return err
+}
+
+// RunRequeuer calls requeue every interval until ctx is done, logging how many jobs (what) it
+// queued again and its failures; it returns nil when ctx ends.
+func RunRequeuer(ctx context.Context, every time.Duration, log *slog.Logger, what string, requeue func(context.Context) (int, error)) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		n, err := requeue(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.ErrorContext(ctx, "requeue "+what, "error", err)
+		}
+		if n > 0 {
+			log.InfoContext(ctx, "requeued "+what, "count", n)
+		}
+	}
 }

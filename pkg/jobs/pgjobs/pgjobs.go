@@ -1,10 +1,7 @@
-// Package pgjobs keeps jobs in Postgres, where each job's row is the truth: a worker claims the
-// row with a lease (status, owner, end, one more attempt), renews the lease while it works,
-// releases it when interrupted and finishes the row with its outcome in the caller's
-// transaction, only while it still holds the lease; Requeue takes back the jobs whose worker
-// died, whose wake-up was lost or whose retry is due, so that a job is never lost and never held
-// by two workers. Each claim's attempt number fences it: a worker whose lease was taken over
-// cannot renew, release or finish.
+// Package pgjobs keeps jobs in Postgres, each job's row the truth: a worker claims the row with
+// a lease, renews, releases or finishes it only while its claim (fenced by the attempt number)
+// still holds it, and Requeue wakes the jobs whose worker died, whose wake-up was lost or whose
+// retry is due, so that a job is never lost and never held by two workers.
 package pgjobs
 
 import (
@@ -21,28 +18,19 @@ import (
 // Table describes a job table. Besides the columns it names, every job table has status (text),
 // lease_owner (text) and lease_until (timestamptz, NULL while no worker holds the job).
 type Table struct {
-	// Name is the table.
-	Name string
-	// Key is the column that identifies a job.
-	Key string
+	// Name is the table and Key the column that identifies a job.
+	Name, Key string
 	// Ready are the states a worker may claim; Requeue puts jobs back in the first one.
 	Ready []string
-	// Leased is the state of a claimed job. It may be one of Ready (a table without a separate
-	// working state); a job in it whose lease lapsed or was released may be claimed again.
+	// Leased is the state of a claimed job, possibly one of Ready; a job in it whose lease
+	// lapsed or was released may be claimed again.
 	Leased string
-	// Attempts is the integer column that counts claims.
-	Attempts string
-	// Touched is the timestamp column set to now() by every change the package makes.
-	Touched string
+	// Attempts is the integer column counting claims; Touched the timestamp column set by
+	// every change.
+	Attempts, Touched string
 	// Scheduled, when set, is the state of a job waiting for a retry at the time in the
-	// DueAt column; Requeue puts it back once that time has come.
+	// DueAt column.
 	Scheduled, DueAt string
-}
-
-// mine is the condition that the lease l still holds the job.
-func (t Table) mine(db *gorm.DB, l jobs.Lease) *gorm.DB {
-	return db.Table(t.Name).Where(t.Key+" = ? AND lease_owner = ? AND "+t.Attempts+" = ? AND status = ?",
-		l.ID, l.Owner, l.Attempt, t.Leased)
 }
 
 // Claim leases the job id to owner for length and counts the attempt, in one statement on db
@@ -96,8 +84,10 @@ func (t Table) Finish(ctx context.Context, tx *gorm.DB, l jobs.Lease, status str
 	return t.change(ctx, tx, l, cols)
 }
 
+// change sets cols on the job if l still holds it.
 func (t Table) change(ctx context.Context, db *gorm.DB, l jobs.Lease, cols map[string]any) error {
-	res := t.mine(db.WithContext(ctx), l).Updates(cols)
+	res := db.WithContext(ctx).Table(t.Name).Where(t.Key+" = ? AND lease_owner = ? AND "+t.Attempts+" = ? AND status = ?",
+		l.ID, l.Owner, l.Attempt, t.Leased).Updates(cols)
 	if res.Error != nil {
 		return pgdb.Translate(res.Error, "job")
 	}
@@ -108,24 +98,30 @@ func (t Table) change(ctx context.Context, db *gorm.DB, l jobs.Lease, cols map[s
 }
 
 // Requeue puts back in the first Ready state, leased to nobody, up to limit jobs that need a
-// new wake-up: a lease that lapsed (its worker died), a job waiting with no lease untouched
-// since staleBefore (its wake-up was lost or dead-lettered) and a scheduled retry that is due.
-// It runs in tx, where the caller writes the wake-ups of the keys it returns; rows another
-// transaction holds are skipped.
-func (t Table) Requeue(ctx context.Context, tx *gorm.DB, staleBefore time.Time, limit int) ([]string, error) {
-	due, args := "", []any{t.Leased, t.Ready, t.Leased, staleBefore}
+// new wake-up (a lapsed lease, a job waiting with no lease untouched since staleBefore, a due
+// retry), skipping rows another transaction holds; it scans their rows into dst, a pointer to
+// a slice, and calls wake in the same transaction to write the wake-ups. It returns how many
+// jobs it requeued.
+func (t Table) Requeue(ctx context.Context, db *gorm.DB, staleBefore time.Time, limit int, dst any, wake func(tx *gorm.DB) error) (int, error) {
+	due, args := "", []any{t.Ready[0], t.Leased, t.Ready, t.Leased, staleBefore}
 	if t.Scheduled != "" {
 		due, args = ` OR (status = ? AND `+t.DueAt+` <= now())`, append(args, t.Scheduled)
 	}
-	var keys []string
-	err := tx.WithContext(ctx).Raw(`UPDATE `+t.Name+` SET status = ?, lease_until = NULL, `+t.Touched+` = now()
-		WHERE `+t.Key+` IN (SELECT `+t.Key+` FROM `+t.Name+`
-			WHERE (status = ? AND lease_until < now())
-				OR ((status IN ? OR status = ?) AND lease_until IS NULL AND `+t.Touched+` < ?)`+due+`
-			ORDER BY `+t.Touched+` LIMIT ? FOR UPDATE SKIP LOCKED)
-		RETURNING `+t.Key, append(append([]any{t.Ready[0]}, args...), limit)...).Scan(&keys).Error
+	n := 0
+	err := pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
+		res := tx.Raw(`UPDATE `+t.Name+` SET status = ?, lease_until = NULL, `+t.Touched+` = now()
+			WHERE `+t.Key+` IN (SELECT `+t.Key+` FROM `+t.Name+`
+				WHERE (status = ? AND lease_until < now())
+					OR ((status IN ? OR status = ?) AND lease_until IS NULL AND `+t.Touched+` < ?)`+due+`
+				ORDER BY `+t.Touched+` LIMIT ? FOR UPDATE SKIP LOCKED)
+			RETURNING *`, append(args, limit)...).Scan(dst)
+		if n = int(res.RowsAffected); res.Error != nil || n == 0 {
+			return pgdb.Translate(res.Error, "job")
+		}
+		return wake(tx)
+	})
 	if err != nil {
-		return nil, pgdb.Translate(err, "job")
+		return 0, err
 	}
-	return keys, nil
+	return n, nil
 }

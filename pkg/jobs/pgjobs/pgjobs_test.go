@@ -52,6 +52,25 @@ func read(id string) task {
 	return t
 }
 
+// requeue runs t.Requeue and answers the keys of the jobs it requeued.
+func requeue(ctx context.Context, t pgjobs.Table, staleBefore time.Time, limit int) []string {
+	GinkgoHelper()
+	var rows []struct{ ID string }
+	woken := 0
+	n, err := t.Requeue(ctx, db, staleBefore, limit, &rows, func(*gorm.DB) error {
+		woken = len(rows)
+		return nil
+	})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(n).To(Equal(len(rows)))
+	Expect(woken).To(Equal(n), "wake sees every requeued row")
+	keys := make([]string, len(rows))
+	for i, r := range rows {
+		keys[i] = r.ID
+	}
+	return keys
+}
+
 // finish records the outcome done in its own transaction.
 func finish(ctx context.Context, l jobs.Lease, result string) error {
 	return pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
@@ -239,10 +258,7 @@ var _ = Describe("a job table", func() {
 
 		var keys []string
 		Eventually(func() []string {
-			Expect(pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
-				keys, err = tasks.Requeue(ctx, tx, now.Add(-time.Minute), 10)
-				return err
-			})).To(Succeed())
+			keys = requeue(ctx, tasks, now.Add(-time.Minute), 10)
 			return keys
 		}).WithTimeout(5 * time.Second).Should(ContainElement(lapsed))
 		Expect(keys).To(ConsistOf(lapsed, released, lost, due))
@@ -257,23 +273,28 @@ var _ = Describe("a job table", func() {
 		Expect(read(future).Status).To(Equal("Scheduled"))
 		Expect(read(done).Status).To(Equal("Done"))
 
-		Expect(pgdb.InTx(ctx, db, func(tx *gorm.DB) error {
-			keys, err = tasks.Requeue(ctx, tx, now.Add(-time.Minute), 10)
-			return err
-		})).To(Succeed())
-		Expect(keys).To(BeEmpty(), "a requeued job is touched and waits for its new wake-up")
+		Expect(requeue(ctx, tasks, now.Add(-time.Minute), 10)).To(BeEmpty(), "a requeued job is touched and waits for its new wake-up")
 	})
 
 	It("requeues at most limit jobs", func(ctx context.Context) {
 		for range 3 {
 			seed("Waiting", time.Now().Add(-time.Hour))
 		}
-		var keys []string
-		Expect(pgdb.InTx(ctx, db, func(tx *gorm.DB) (err error) {
-			keys, err = tasks.Requeue(ctx, tx, time.Now().Add(-time.Minute), 2)
+		Expect(requeue(ctx, tasks, time.Now().Add(-time.Minute), 2)).To(HaveLen(2))
+	})
+
+	It("requeues nothing when the wake-ups cannot be written", func(ctx context.Context) {
+		l, err := tasks.Claim(ctx, db, seed("Waiting", time.Now()), "dead", time.Millisecond)
+		Expect(err).NotTo(HaveOccurred())
+		boom := errors.New("the outbox write failed")
+		Eventually(func() error {
+			var rows []struct{ ID string }
+			_, err := tasks.Requeue(ctx, db, time.Now().Add(-time.Minute), 10, &rows, func(*gorm.DB) error { return boom })
 			return err
-		})).To(Succeed())
-		Expect(keys).To(HaveLen(2))
+		}).WithTimeout(5 * time.Second).Should(MatchError(boom))
+		t := read(l.ID)
+		Expect(t.Status).To(Equal("Working"))
+		Expect(t.LeaseUntil).NotTo(BeNil())
 	})
 
 	Describe("whose jobs keep one state while they wait and while they are worked on", func() {
@@ -290,12 +311,7 @@ var _ = Describe("a job table", func() {
 		It("requeues a job left without a lease only once it is stale, not while its wake-up may be on its way", func(ctx context.Context) {
 			fresh := seed("Generating", time.Now())
 			stale := seed("Generating", time.Now().Add(-time.Hour))
-			var keys []string
-			Expect(pgdb.InTx(ctx, db, func(tx *gorm.DB) (err error) {
-				keys, err = generating.Requeue(ctx, tx, time.Now().Add(-time.Minute), 10)
-				return err
-			})).To(Succeed())
-			Expect(keys).To(ConsistOf(stale))
+			Expect(requeue(ctx, generating, time.Now().Add(-time.Minute), 10)).To(ConsistOf(stale))
 			Expect(read(fresh).Status).To(Equal("Generating"))
 		})
 	})

@@ -65,9 +65,8 @@ type Task struct {
 // Store persists runs and jobs for the worker.
 type Store interface {
 	// Claim leases the run's job to owner for length and marks the run Running with the
-	// attempt; it returns the run as claimed, a NotFound error for an unknown run,
-	// jobs.ErrNoWork when the run's job is finished and a jobs.HeldError while another
-	// worker's lease is live.
+	// attempt; it returns the run as claimed, jobs.ErrNoWork when the run's job is finished or
+	// unknown and a jobs.HeldError while another worker's lease is live.
 	Claim(ctx context.Context, runID, owner string, length time.Duration) (run.Run, jobs.Lease, error)
 	// Renew extends the lease, and Release gives it back so that a redelivery can claim the
 	// run at once; both return jobs.ErrLeaseLost when l no longer holds the run's job.
@@ -156,19 +155,22 @@ func NewWorker(cfg Config, d Deps) *Worker {
 // errors (the database) for a redelivery, after giving the lease back.
 func (w *Worker) Process(ctx context.Context, runID string) error {
 	r, l, err := w.store.Claim(ctx, runID, w.owner, w.cfg.Lease)
-	if errors.Is(err, jobs.ErrNoWork) || apperr.Is(err, apperr.NotFound) {
+	if errors.Is(err, jobs.ErrNoWork) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	now := w.now()
+	// A run that waited or was attempted too long fails here, its claim not counted.
 	switch {
-	case l.Attempt == 1 && now.Sub(r.CreatedAt) > w.cfg.QueuedLimit:
-		r.StartedAt = nil
-		return w.finish(ctx, l, failed(r, l, CodeQueueTimeout, fmt.Sprintf("The run waited in the queue longer than %s.", w.cfg.QueuedLimit)))
+	case l.Attempt == 1 && w.now().Sub(r.CreatedAt) > w.cfg.QueuedLimit:
+		r.StartedAt, r.ErrorCode, r.Error = nil, CodeQueueTimeout, fmt.Sprintf("The run waited in the queue longer than %s.", w.cfg.QueuedLimit)
 	case l.Attempt > w.cfg.MaxAttempts:
-		return w.finish(ctx, l, failed(r, l, CodeAttemptsExhausted, fmt.Sprintf("The run was attempted %d times without finishing.", l.Attempt-1)))
+		r.ErrorCode, r.Error = CodeAttemptsExhausted, fmt.Sprintf("The run was attempted %d times without finishing.", l.Attempt-1)
+	}
+	if r.ErrorCode != "" {
+		r.Status, r.Attempts = run.Failed, l.Attempt-1
+		return w.finish(ctx, l, r)
 	}
 	var out run.Run
 	err = jobs.Keep(ctx, l, w.store.Renew, func(ctx context.Context) (err error) {
@@ -187,13 +189,6 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 		return err
 	}
 	return w.finish(ctx, l, out)
-}
-
-// failed is r ended Failed with its reason before an attempt of its own (l's claim only
-// decided it).
-func failed(r run.Run, l jobs.Lease, code, msg string) run.Run {
-	r.Status, r.ErrorCode, r.Error, r.Attempts = run.Failed, code, msg, l.Attempt-1
-	return r
 }
 
 // finish records the run's end, only while this worker holds the lease.
@@ -218,22 +213,7 @@ func (w *Worker) Sweep(ctx context.Context) (int, error) {
 // RunSweeper calls Sweep every interval until ctx is done, logging failures and carrying on;
 // it returns nil when ctx ends.
 func (w *Worker) RunSweeper(ctx context.Context, every time.Duration) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		n, err := w.Sweep(ctx)
-		if err != nil && ctx.Err() == nil {
-			w.log.ErrorContext(ctx, "sweep agent runs", "error", err)
-		}
-		if n > 0 {
-			w.log.InfoContext(ctx, "swept agent runs", "count", n)
-		}
-	}
+	return jobs.RunRequeuer(ctx, every, w.log, "agent runs", w.Sweep)
 }
 
 // reasonOf is an error's message for the run record and the log: the apperr message, never a

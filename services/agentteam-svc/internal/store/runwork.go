@@ -8,7 +8,6 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/pkg/jobs/pgjobs"
@@ -38,30 +37,29 @@ var runJobs = pgjobs.Table{
 	Attempts: "attempts", Touched: "updated_at",
 }
 
-// Claim locks the run (its row first, the order Cancel uses), leases its job to owner for
-// length and marks the run Running with the attempt, and returns the run as claimed. It returns
-// run.NotFound for an unknown run, jobs.ErrNoWork when the run's job is finished and a
-// jobs.HeldError while another worker's lease is live.
-func (s *RunWork) Claim(ctx context.Context, runID, owner string, length time.Duration) (run.Run, jobs.Lease, error) {
-	var (
-		out run.Run
-		l   jobs.Lease
-	)
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var m runModel
-		if err := takeRun(tx.Clauses(clause.Locking{Strength: "UPDATE"}), runID, &m); err != nil {
+// lockRun locks the run's row, before its job's: the order Cancel locks them in.
+func lockRun(tx *gorm.DB, id string) error {
+	return pgdb.Translate(tx.Exec(`SELECT id FROM agent_runs WHERE id = ? FOR UPDATE`, id).Error, "agent run")
+}
+
+// Claim leases the run's job to owner for length and marks the run Running with the attempt,
+// and returns the run as claimed. It returns jobs.ErrNoWork when the run's job is finished or
+// unknown and a jobs.HeldError while another worker's lease is live.
+func (s *RunWork) Claim(ctx context.Context, runID, owner string, length time.Duration) (r run.Run, l jobs.Lease, err error) {
+	err = pgdb.InTx(ctx, s.db, func(tx *gorm.DB) (err error) {
+		if err = lockRun(tx, runID); err != nil {
 			return err
 		}
-		var err error
 		if l, err = runJobs.Claim(ctx, tx, runID, owner, length); err != nil {
 			return err
 		}
+		var m runModel
 		err = tx.Raw(`UPDATE agent_runs SET status = ?, attempts = ?, started_at = COALESCE(started_at, now()), updated_at = now()
 			WHERE id = ? RETURNING *`, run.Running, l.Attempt, runID).Scan(&m).Error
-		out = m.toDomain()
+		r = m.toDomain()
 		return pgdb.Translate(err, "agent run")
 	})
-	return out, l, err
+	return r, l, err
 }
 
 // Renew extends the lease l; jobs.ErrLeaseLost when it no longer holds the run's job.
@@ -73,16 +71,15 @@ func (s *RunWork) Release(ctx context.Context, l jobs.Lease) error {
 }
 
 // Finish records the end of r (Completed, or Failed with its reason) with its job (Done or
-// Failed), and the event and audit entry of a run that was active, in one transaction, if l
-// still holds the run's job; otherwise it changes nothing and returns jobs.ErrLeaseLost.
+// Failed), its event and audit entry, in one transaction, if l still holds the run's job (so
+// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost.
 func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 	status, lastError := run.JobDone, ""
 	if r.Status != run.Completed {
 		status, lastError = run.JobFailed, r.Error
 	}
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var was runModel
-		if err := takeRun(tx.Clauses(clause.Locking{Strength: "UPDATE"}), r.ID, &was); err != nil {
+		if err := lockRun(tx, r.ID); err != nil {
 			return err
 		}
 		if err := runJobs.Finish(ctx, tx, l, string(status), map[string]any{"last_error": lastError}); err != nil {
@@ -96,39 +93,26 @@ func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 		if err := tx.Save(&m).Error; err != nil {
 			return pgdb.Translate(err, "agent run")
 		}
-		if run.Status(was.Status).Active() && !r.Status.Active() && r.Status != run.Cancelled {
-			return s.ended(ctx, tx, r)
-		}
-		return nil
+		return s.ended(ctx, tx, r)
 	})
 }
 
 // Requeue gives a new wake-up to up to limit runs whose job's lease lapsed (its worker died)
 // or whose job waited untouched since staleBefore (its wake-up was lost); it returns how many.
 func (s *RunWork) Requeue(ctx context.Context, staleBefore time.Time, limit int) (int, error) {
-	n := 0
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		ids, err := runJobs.Requeue(ctx, tx, staleBefore, limit)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		var wakes []struct{ JobID, RunID, SeatID, WorkItemID, OrganizationID string }
-		err = tx.Raw(`SELECT j.id AS job_id, r.id AS run_id, r.seat_id, r.work_item_id, r.organization_id
-			FROM jobs j JOIN agent_runs r ON r.id = j.run_id WHERE j.run_id IN ?`, ids).Scan(&wakes).Error
-		if err != nil {
-			return pgdb.Translate(err, "job")
-		}
-		for _, w := range wakes {
-			wake := &agentteamv1.AgentRunJob{RunId: w.RunID, JobId: w.JobID, SeatId: w.SeatID, WorkItemId: w.WorkItemID,
-				OrganizationId: w.OrganizationID}
-			if _, err := s.outbox.Add(ctx, tx, events.SubjectAgentRunJob, events.SubjectAgentRunJob, wake); err != nil {
+	var requeued []jobModel
+	return runJobs.Requeue(ctx, s.db, staleBefore, limit, &requeued, func(tx *gorm.DB) error {
+		for _, j := range requeued {
+			var m runModel
+			if err := takeRun(tx, j.RunID, &m); err != nil {
+				return err
+			}
+			if err := wakeRun(ctx, tx, s.outbox, j.ID, m.toDomain()); err != nil {
 				return err
 			}
 		}
-		n = len(wakes)
 		return nil
 	})
-	return n, err
 }
 
 // ended writes the event and the system audit entry of a run that just completed or failed.

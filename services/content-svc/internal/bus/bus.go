@@ -21,8 +21,7 @@ type PreviewProcessor interface {
 // RunPreviewWorker consumes jobs.content.svg_preview.generate with the durable
 // content_svg_preview_worker until ctx is done, running up to concurrency previews at once.
 // A job whose payload names no preview is dead-lettered, and one whose preview another worker
-// holds comes back when that worker's lease ends (jobs.HeldError). It returns natsx.Consume's
-// errors.
+// holds comes back when that worker's lease ends. It returns natsx.Consume's errors.
 func RunPreviewWorker(ctx context.Context, b *natsx.Bus, p PreviewProcessor, concurrency int) error {
 	spec := natsx.ConsumerSpec{
 		Stream: events.StreamJobs, Durable: events.DurableSvgPreviewWorker,

@@ -409,22 +409,7 @@ func (s *Service) Requeue(ctx context.Context) (int, error) {
 // RunRequeuer calls Requeue every interval until ctx is done, logging failures and carrying
 // on; it returns nil when ctx ends.
 func (s *Service) RunRequeuer(ctx context.Context, every time.Duration, log *slog.Logger) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		n, err := s.Requeue(ctx)
-		if err != nil && ctx.Err() == nil {
-			log.ErrorContext(ctx, "requeue stale svg previews", "error", err)
-		}
-		if n > 0 {
-			log.InfoContext(ctx, "requeued stale svg previews", "count", n)
-		}
-	}
+	return jobs.RunRequeuer(ctx, every, log, "stale svg previews", s.Requeue)
 }
 
 // MaxImageBytes is the largest image Create accepts.

@@ -257,25 +257,15 @@ func nonNil(s []string) []string {
 // Requeue queues a new job for up to limit previews Generating whose lease lapsed, or with no
 // lease and not touched since before, and returns how many it queued.
 func (s *Previews) Requeue(ctx context.Context, before time.Time, limit int) (int, error) {
-	n := 0
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		ids, err := previewJobs.Requeue(ctx, tx, before, limit)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		var stale []struct{ ID, TenantID string }
-		if err := tx.Model(&svgPreviewModel{}).Where("id IN ?", ids).Select("id", "tenant_id").Find(&stale).Error; err != nil {
-			return pgdb.Translate(err, "svg preview")
-		}
+	var stale []struct{ ID, TenantID string }
+	return previewJobs.Requeue(ctx, s.db, before, limit, &stale, func(tx *gorm.DB) error {
 		for _, p := range stale {
 			if err := s.queue(ctx, tx, p.ID, p.TenantID); err != nil {
 				return err
 			}
 		}
-		n = len(stale)
 		return nil
 	})
-	return n, err
 }
 
 // PreviewObjects adapts the blob store to preview.Objects.

@@ -191,27 +191,15 @@ var messageJobs = pgjobs.Table{
 // longer than stale before now) or whose worker's lease lapsed, writing their wake-up jobs; it
 // returns how many.
 func (s *Webhooks) WakeDue(ctx context.Context, now time.Time, stale time.Duration, limit int) (int, error) {
-	n := 0
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		ids, err := messageJobs.Requeue(ctx, tx, now.Add(-stale), limit)
-		if err != nil || len(ids) == 0 {
-			return err
-		}
-		var due []messageRow
-		err = tx.Table("webhook_messages").Select("id", "webhook_id", "tenant_id", "event_id", "event_type", "attempt").
-			Where("id IN ?", ids).Find(&due).Error
-		if err != nil {
-			return pgdb.Translate(err, "webhook messages")
-		}
+	var due []messageRow
+	return messageJobs.Requeue(ctx, s.db, now.Add(-stale), limit, &due, func(tx *gorm.DB) error {
 		for _, d := range due {
 			if err := s.wake(ctx, tx, d.ID, d.WebhookID, d.TenantID, d.EventID, d.EventType, d.Attempt+1); err != nil {
 				return err
 			}
 		}
-		n = len(due)
 		return nil
 	})
-	return n, err
 }
 
 type messageRow struct {

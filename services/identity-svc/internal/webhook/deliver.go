@@ -117,9 +117,7 @@ func NewDeliverer(queue Queue, sender Sender, sealer Sealer, schedule []time.Dur
 	if len(schedule) == 0 {
 		schedule = DefaultSchedule()
 	}
-	return &Deliverer{
-		queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, owner: newID(), now: now, newID: newID,
-	}
+	return &Deliverer{queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, owner: newID(), now: now, newID: newID}
 }
 
 // Deliver makes one attempt of the message if it can be claimed, renewing the lease while it
@@ -143,16 +141,14 @@ func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
 	if err != nil {
 		return err
 	}
-	var (
-		resp    Response
-		sendErr error
-	)
+	var o Outcome
 	err = jobs.Keep(ctx, l, d.queue.Renew, func(ctx context.Context) error {
-		resp, sendErr = d.sender.Send(ctx, w.URL, headers, m.Body)
+		resp, sendErr := d.sender.Send(ctx, w.URL, headers, m.Body)
+		o = d.outcome(m, w, sent, resp, sendErr)
 		return nil
 	})
 	if err == nil {
-		err = d.queue.Finish(ctx, l, m, w, d.outcome(m, w, sent, resp, sendErr))
+		err = d.queue.Finish(ctx, l, m, w, o)
 	}
 	if errors.Is(err, jobs.ErrLeaseLost) {
 		return nil
