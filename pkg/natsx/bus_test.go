@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/pkg/logx"
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/testkit"
@@ -170,6 +172,26 @@ var _ = Describe("publishing and consuming events", func() {
 		Consistently(seen.count).WithTimeout(700 * time.Millisecond).Should(Equal(1))
 		Eventually(seen.count).WithTimeout(5 * time.Second).Should(Equal(2))
 		Expect(natsx.RetryAfter(nil, time.Second)).To(Succeed())
+	})
+
+	It("redelivers a job's wake-up when the lease another worker holds on the job ends", func() {
+		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, payload)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bus.Publish(ctx, ev)).To(Succeed())
+
+		var seen recorder
+		consume(natsx.ConsumerSpec{Stream: stream, Durable: durable, Backoff: []time.Duration{time.Minute}},
+			func(ctx context.Context, m natsx.Message) error {
+				seen.add(ctx, m)
+				if m.Delivery == 1 {
+					return fmt.Errorf("claim: %w", jobs.HeldError{Until: time.Now().Add(500 * time.Millisecond)})
+				}
+				return nil
+			})
+
+		Eventually(seen.count).Should(Equal(1))
+		Consistently(seen.count).WithTimeout(700 * time.Millisecond).Should(Equal(1))
+		Eventually(seen.count).WithTimeout(5 * time.Second).Should(Equal(2))
 	})
 
 	It("delivers only the subjects the consumer filters on", func() {

@@ -88,25 +88,28 @@ func isPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
-// retryAfterError asks for a redelivery after its own delay.
-type retryAfterError struct {
-	err   error
-	delay time.Duration
+// retryAtError asks for a redelivery at its own time.
+type retryAtError struct {
+	err error
+	at  time.Time
 }
 
-func (e retryAfterError) Error() string { return e.err.Error() }
+func (e retryAtError) Error() string { return e.err.Error() }
 
-func (e retryAfterError) Unwrap() error { return e.err }
+func (e retryAtError) Unwrap() error { return e.err }
+
+func (e retryAtError) RetryAt() time.Time { return e.at }
 
 // RetryAfter wraps err so that Consume redelivers the message after delay instead of the
-// spec's backoff, for a handler that knows when retrying can succeed (a job leased by another
-// worker, until its lease ends). The delivery still counts toward MaxDeliver. RetryAfter(nil,
-// d) is nil.
+// spec's backoff, for a handler that knows when retrying can succeed. An error whose chain
+// holds a RetryAt() time.Time method (jobs.HeldError: a job leased by another worker, until its
+// lease ends) is redelivered at that time by itself. The delivery still counts toward
+// MaxDeliver. RetryAfter(nil, d) is nil.
 func RetryAfter(err error, delay time.Duration) error {
 	if err == nil {
 		return nil
 	}
-	return retryAfterError{err: err, delay: max(delay, 0)}
+	return retryAtError{err: err, at: time.Now().Add(max(delay, 0))}
 }
 
 // ConsumerSpec describes a durable pull consumer. Stream, Durable and FilterSubjects are
@@ -392,9 +395,9 @@ func (c *consumer) process(ctx context.Context, jm jetstream.Msg) {
 		c.deadLetter(ctx, jm, meta, fmt.Sprintf("failed %d deliveries: %s", meta.NumDelivered, err))
 	default:
 		delay := c.spec.backoff(meta.NumDelivered)
-		var ra retryAfterError
+		var ra interface{ RetryAt() time.Time }
 		if errors.As(err, &ra) {
-			delay = ra.delay
+			delay = max(time.Until(ra.RetryAt()), 0)
 		}
 		c.log.WarnContext(hctx, "handler failed; will retry", "event_id", msg.ID, "event_type", msg.Type,
 			"delivery", meta.NumDelivered, "retry_in", delay, "error", err)

@@ -4,16 +4,13 @@ package bus
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	events "github.com/motionstudio/platform/proto-events"
 	agentteamv1 "github.com/motionstudio/platform/proto-events/gen/agentteam/v1"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
 )
 
 // RunProcessor executes one agent run.
@@ -24,7 +21,7 @@ type RunProcessor interface {
 // RunAgentRunWorker consumes jobs.agentteam.agent.run with the durable
 // agentteam_agent_run_worker until ctx is done, running up to concurrency runs at once; every
 // replica shares the durable, so each wake-up reaches one of them. A run leased by another
-// worker comes back when that lease ends; a wake-up that names no run is dead-lettered. It
+// worker comes back when that lease ends (jobs.HeldError); a wake-up that names no run is dead-lettered. It
 // returns natsx.Consume's errors.
 func RunAgentRunWorker(ctx context.Context, b *natsx.Bus, p RunProcessor, concurrency int) error {
 	spec := natsx.ConsumerSpec{
@@ -39,11 +36,6 @@ func RunAgentRunWorker(ctx context.Context, b *natsx.Bus, p RunProcessor, concur
 		if _, err := uuid.Parse(job.GetRunId()); err != nil {
 			return natsx.Permanent(fmt.Errorf("bus: agent run job without a run id: %w", err))
 		}
-		err := p.Process(ctx, job.GetRunId())
-		var held *runner.LeaseHeld
-		if errors.As(err, &held) {
-			return natsx.RetryAfter(err, time.Until(held.Until)+100*time.Millisecond)
-		}
-		return err
+		return p.Process(ctx, job.GetRunId())
 	})
 }

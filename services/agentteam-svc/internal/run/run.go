@@ -71,19 +71,5 @@ const (
 // JobKindAgentRun is the kind of the job that carries a run.
 const JobKindAgentRun = "agent.run"
 
-// Job carries a run to a worker; the worker that holds its lease executes the run.
-type Job struct {
-	ID         string
-	Kind       string
-	RunID      string
-	Status     JobStatus
-	Attempts   int
-	LeaseOwner string
-	LeaseUntil *time.Time
-	LastError  string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
-}
-
 // NotFound is the 404 for an unknown run.
 func NotFound() error { return apperr.E(apperr.NotFound, "run_not_found", "Run not found.") }

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,55 +12,6 @@ import (
 
 // MemoryEntries is how many team memory entries a prompt carries (the spec's top 3).
 const MemoryEntries = 3
-
-// execute runs the claimed run while renewing its lease, and returns the run to finish
-// (Completed, or Failed with a reason). It returns errNotMine when the lease was lost
-// (cancelled, taken over) and other errors when the run could not be carried out now.
-func (w *Worker) execute(ctx context.Context, r *run.Run) (run.Run, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stop := w.keepLease(ctx, r.ID, cancel)
-	defer stop()
-
-	out, err := w.attempt(ctx, r)
-	if cause := context.Cause(ctx); errors.Is(cause, errNotMine) {
-		return run.Run{}, errNotMine
-	}
-	return out, err
-}
-
-// keepLease renews the lease every third of its length until stop is called, cancelling ctx
-// with errNotMine when the lease is lost.
-func (w *Worker) keepLease(ctx context.Context, runID string, cancel context.CancelCauseFunc) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(max(w.cfg.Lease/3, 10*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			err := w.renew(ctx, runID)
-			if errors.Is(err, errNotMine) {
-				cancel(errNotMine)
-				return
-			}
-			if err != nil && ctx.Err() == nil {
-				w.log.WarnContext(ctx, "renew run lease", "run_id", runID, "error", err)
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
-}
 
 // attempt assembles the prompt and asks the model; a reason to fail the run is returned as a
 // Failed run, not an error.

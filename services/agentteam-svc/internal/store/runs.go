@@ -230,7 +230,12 @@ func queueJob(ctx context.Context, tx *gorm.DB, w *outbox.Writer, r run.Run, now
 	if err := tx.WithContext(ctx).Create(&job).Error; err != nil {
 		return pgdb.Translate(err, "job")
 	}
-	wake := &agentteamv1.AgentRunJob{RunId: r.ID, JobId: job.ID, SeatId: r.SeatID, WorkItemId: r.WorkItemID,
+	return wakeRun(ctx, tx, w, job.ID, r)
+}
+
+// wakeRun writes the wake-up of the run's job to the outbox in tx.
+func wakeRun(ctx context.Context, tx *gorm.DB, w *outbox.Writer, jobID string, r run.Run) error {
+	wake := &agentteamv1.AgentRunJob{RunId: r.ID, JobId: jobID, SeatId: r.SeatID, WorkItemId: r.WorkItemID,
 		OrganizationId: r.OrganizationID}
 	if _, err := w.Add(ctx, tx, events.SubjectAgentRunJob, events.SubjectAgentRunJob, wake); err != nil {
 		return fmt.Errorf("store: wake run %s: %w", r.ID, err)

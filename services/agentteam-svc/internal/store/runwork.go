@@ -9,6 +9,8 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
 
+	"github.com/motionstudio/platform/pkg/jobs"
+	"github.com/motionstudio/platform/pkg/jobs/pgjobs"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	events "github.com/motionstudio/platform/proto-events"
@@ -28,70 +30,86 @@ type RunWork struct {
 // NewRunWork returns a RunWork store that writes events and wake-ups through w.
 func NewRunWork(db *gorm.DB, w *outbox.Writer) *RunWork { return &RunWork{db: db, outbox: w} }
 
-func (m jobModel) toDomain() run.Job {
-	return run.Job{
-		ID: m.ID, Kind: m.Kind, RunID: m.RunID, Status: run.JobStatus(m.Status), Attempts: m.Attempts, LeaseOwner: m.LeaseOwner,
-		LeaseUntil: m.LeaseUntil, LastError: m.LastError, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
-	}
+// runJobs is the job table of agent runs: one job per run, keyed by the run, Pending until a
+// worker leases it (Processing), then Done or Failed with the run.
+var runJobs = pgjobs.Table{
+	Name: "jobs", Key: "run_id", Ready: []string{string(run.JobPending)}, Leased: string(run.JobProcessing),
+	Attempts: "attempts", Touched: "updated_at",
 }
 
-func toJobModel(j run.Job) jobModel {
-	return jobModel{
-		ID: j.ID, Kind: j.Kind, RunID: j.RunID, Status: string(j.Status), Attempts: j.Attempts, LeaseOwner: j.LeaseOwner,
-		LeaseUntil: j.LeaseUntil, LastError: j.LastError, CreatedAt: j.CreatedAt, UpdatedAt: j.UpdatedAt,
-	}
+// lockRun locks the run's row, before its job's: the order Cancel locks them in.
+func lockRun(tx *gorm.DB, id string) error {
+	return pgdb.Translate(tx.Exec(`SELECT id FROM agent_runs WHERE id = ? FOR UPDATE`, id).Error, "agent run")
 }
 
-// workRow is a run with its job, read by one locking query.
-type workRow struct {
-	Run runModel `gorm:"embedded"`
-	Job jobModel `gorm:"embedded;embeddedPrefix:job_"`
-}
-
-// UpdateWork locks the run and its job in one statement (the run's row first, the order Cancel
-// uses), calls fn and saves both; a wake-up asked for and the event and audit entry of a run
-// that fn ended go in the same transaction. It returns run.NotFound when the run or its job does
-// not exist, and fn's error.
-func (s *RunWork) UpdateWork(ctx context.Context, runID string, fn func(*runner.Work) error) error {
-	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var rows []workRow
-		err := tx.Raw(`SELECT r.*, j.id AS job_id, j.kind AS job_kind, j.run_id AS job_run_id, j.status AS job_status,
-				j.attempts AS job_attempts, j.lease_owner AS job_lease_owner, j.lease_until AS job_lease_until,
-				j.last_error AS job_last_error, j.created_at AS job_created_at, j.updated_at AS job_updated_at
-			FROM agent_runs r JOIN jobs j ON j.run_id = r.id WHERE r.id = ? FOR UPDATE`, runID).Scan(&rows).Error
-		if err != nil {
-			return pgdb.Translate(err, "agent run")
-		}
-		if len(rows) == 0 {
-			return run.NotFound()
-		}
-		rm := rows[0].Run
-		w := runner.Work{Run: rm.toDomain(), Job: rows[0].Job.toDomain()}
-		if err := fn(&w); err != nil {
+// Claim leases the run's job to owner for length and marks the run Running with the attempt,
+// and returns the run as claimed. It returns jobs.ErrNoWork when the run's job is finished or
+// unknown and a jobs.HeldError while another worker's lease is live.
+func (s *RunWork) Claim(ctx context.Context, runID, owner string, length time.Duration) (r run.Run, l jobs.Lease, err error) {
+	err = pgdb.InTx(ctx, s.db, func(tx *gorm.DB) (err error) {
+		if err = lockRun(tx, runID); err != nil {
 			return err
 		}
-		now := time.Now().UTC()
-		w.Run.UpdatedAt, w.Job.UpdatedAt = now, now
-		m, err := toRunModel(w.Run)
+		if l, err = runJobs.Claim(ctx, tx, runID, owner, length); err != nil {
+			return err
+		}
+		var m runModel
+		err = tx.Raw(`UPDATE agent_runs SET status = ?, attempts = ?, started_at = COALESCE(started_at, now()), updated_at = now()
+			WHERE id = ? RETURNING *`, run.Running, l.Attempt, runID).Scan(&m).Error
+		r = m.toDomain()
+		return pgdb.Translate(err, "agent run")
+	})
+	return r, l, err
+}
+
+// Renew extends the lease l; jobs.ErrLeaseLost when it no longer holds the run's job.
+func (s *RunWork) Renew(ctx context.Context, l jobs.Lease) error { return runJobs.Renew(ctx, s.db, l) }
+
+// Release gives the lease l back; jobs.ErrLeaseLost when it no longer holds the run's job.
+func (s *RunWork) Release(ctx context.Context, l jobs.Lease) error {
+	return runJobs.Release(ctx, s.db, l)
+}
+
+// Finish records the end of r (Completed, or Failed with its reason) with its job (Done or
+// Failed), its event and audit entry, in one transaction, if l still holds the run's job (so
+// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost.
+func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
+	status, lastError := run.JobDone, ""
+	if r.Status != run.Completed {
+		status, lastError = run.JobFailed, r.Error
+	}
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := lockRun(tx, r.ID); err != nil {
+			return err
+		}
+		if err := runJobs.Finish(ctx, tx, l, string(status), map[string]any{"last_error": lastError}); err != nil {
+			return err
+		}
+		r.UpdatedAt = time.Now().UTC()
+		m, err := toRunModel(r)
 		if err != nil {
 			return err
 		}
 		if err := tx.Save(&m).Error; err != nil {
 			return pgdb.Translate(err, "agent run")
 		}
-		j := toJobModel(w.Job)
-		if err := tx.Save(&j).Error; err != nil {
-			return pgdb.Translate(err, "job")
-		}
-		if w.Wake {
-			wake := &agentteamv1.AgentRunJob{RunId: runID, JobId: j.ID, SeatId: m.SeatID, WorkItemId: m.WorkItemID,
-				OrganizationId: m.OrganizationID}
-			if _, err := s.outbox.Add(ctx, tx, events.SubjectAgentRunJob, events.SubjectAgentRunJob, wake); err != nil {
+		return s.ended(ctx, tx, r)
+	})
+}
+
+// Requeue gives a new wake-up to up to limit runs whose job's lease lapsed (its worker died)
+// or whose job waited untouched since staleBefore (its wake-up was lost); it returns how many.
+func (s *RunWork) Requeue(ctx context.Context, staleBefore time.Time, limit int) (int, error) {
+	var requeued []jobModel
+	return runJobs.Requeue(ctx, s.db, staleBefore, limit, &requeued, func(tx *gorm.DB) error {
+		for _, j := range requeued {
+			var m runModel
+			if err := takeRun(tx, j.RunID, &m); err != nil {
 				return err
 			}
-		}
-		if run.Status(rm.Status).Active() && !w.Run.Status.Active() && w.Run.Status != run.Cancelled {
-			return s.ended(ctx, tx, w.Run)
+			if err := wakeRun(ctx, tx, s.outbox, j.ID, m.toDomain()); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -195,19 +213,6 @@ func (s *RunWork) TokensUsed(ctx context.Context, agentID string, since time.Tim
 	err := s.db.WithContext(ctx).Model(&runModel{}).Select("COALESCE(SUM(prompt_tokens + completion_tokens), 0)").
 		Where("agent_id = ? AND created_at >= ?", agentID, since).Scan(&total).Error
 	return total, pgdb.Translate(err, "agent run")
-}
-
-// Sweepable lists active runs whose job has a lapsed lease, is Pending and untouched since
-// staleBefore, or whose run is Queued since before queuedBefore; oldest first.
-func (s *RunWork) Sweepable(ctx context.Context, now, staleBefore, queuedBefore time.Time, limit int) ([]string, error) {
-	var ids []string
-	err := s.db.WithContext(ctx).Raw(`SELECT r.id FROM jobs j JOIN agent_runs r ON r.id = j.run_id
-		WHERE r.status IN ('Queued', 'Running') AND (
-			(j.status = 'Processing' AND (j.lease_until IS NULL OR j.lease_until < ?))
-			OR (j.status = 'Pending' AND j.updated_at < ?)
-			OR (r.status = 'Queued' AND r.created_at < ?))
-		ORDER BY j.updated_at LIMIT ?`, now, staleBefore, queuedBefore, limit).Scan(&ids).Error
-	return ids, pgdb.Translate(err, "job")
 }
 
 // toInt32 fits a count into an event's int32 field, saturating: token counts come from model

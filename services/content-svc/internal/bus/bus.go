@@ -4,16 +4,13 @@ package bus
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	events "github.com/motionstudio/platform/proto-events"
 	contentv1 "github.com/motionstudio/platform/proto-events/gen/content/v1"
-	"github.com/motionstudio/platform/services/content-svc/internal/preview"
 )
 
 // PreviewProcessor generates one SVG preview.
@@ -38,20 +35,6 @@ func RunPreviewWorker(ctx context.Context, b *natsx.Bus, p PreviewProcessor, con
 		if _, err := uuid.Parse(job.GetPreviewId()); err != nil {
 			return natsx.Permanent(fmt.Errorf("bus: svg preview job without a preview id: %w", err))
 		}
-		return retryWhenLeaseEnds(p.Process(ctx, job.GetPreviewId()))
+		return p.Process(ctx, job.GetPreviewId())
 	})
-}
-
-// leaseSlack covers the clock difference between the worker that set a lease and the database
-// that compares it.
-const leaseSlack = 500 * time.Millisecond
-
-// retryWhenLeaseEnds turns a preview leased by another worker into a redelivery at the end of
-// that lease, so a job whose worker died is picked up then instead of by the stale sweep.
-func retryWhenLeaseEnds(err error) error {
-	var held preview.LeaseHeldError
-	if errors.As(err, &held) {
-		return natsx.RetryAfter(err, time.Until(held.Until)+leaseSlack)
-	}
-	return err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
@@ -102,14 +103,6 @@ func IsUnusable(err error) bool {
 	return errors.As(err, &u)
 }
 
-// LeaseHeldError says another worker holds the preview's lease until Until: its job should come
-// back once the lease ends (the worker may have died) rather than be dropped.
-type LeaseHeldError struct{ Until time.Time }
-
-func (e LeaseHeldError) Error() string {
-	return "preview: leased by another worker until " + e.Until.UTC().Format(time.RFC3339Nano)
-}
-
 // Store persists previews; the methods that change the status also write the job or event
 // in the same transaction.
 type Store interface {
@@ -126,15 +119,17 @@ type Store interface {
 	// LatestForScene returns the newest preview of a scene the caller may read, NotFound
 	// when the scene is not readable or has none.
 	LatestForScene(ctx context.Context, sceneID string, privileged bool) (Preview, error)
-	// Claim leases a Generating preview to owner until until and counts the attempt; ok is
-	// false when it is not Generating, and the error is a LeaseHeldError when another worker's
-	// lease is live.
-	Claim(ctx context.Context, id, owner string, until time.Time) (p Preview, ok bool, err error)
-	// Release drops owner's lease so that a redelivery can claim the preview again.
-	Release(ctx context.Context, id, owner string) error
-	// Finish records the terminal state of p (Ready or Failed) and its generated event, if
-	// owner still holds the lease.
-	Finish(ctx context.Context, p Preview, owner string) error
+	// Claim leases a Generating preview to owner for length and counts the attempt; it returns
+	// jobs.ErrNoWork when the preview is not Generating and a jobs.HeldError while another
+	// worker's lease is live.
+	Claim(ctx context.Context, id, owner string, length time.Duration) (Preview, jobs.Lease, error)
+	// Renew extends the lease, and Release gives it back so that a redelivery can claim the
+	// preview at once; both return jobs.ErrLeaseLost when l no longer holds the preview.
+	Renew(ctx context.Context, l jobs.Lease) error
+	Release(ctx context.Context, l jobs.Lease) error
+	// Finish records the terminal state of p (Ready or Failed) and its generated event if l
+	// still holds the preview, jobs.ErrLeaseLost otherwise.
+	Finish(ctx context.Context, l jobs.Lease, p Preview) error
 	// Requeue queues a new job for each preview Generating with no live lease and older
 	// than before, up to limit, and returns how many it queued.
 	Requeue(ctx context.Context, before time.Time, limit int) (int, error)
@@ -305,23 +300,34 @@ func (s *Service) LatestForScene(ctx context.Context, sceneID string, privileged
 	return s.store.LatestForScene(ctx, sceneID, privileged)
 }
 
-// Process generates the preview id if it is still Generating and no other worker holds it.
-// A failure the generator may recover from is returned (so the job is redelivered) until the
-// attempts run out; then, or for an unusable input, the preview is Failed with the reason.
-// A generation cut short by shutdown (ctx done) gives the lease back and is returned, so that
-// another worker takes the redelivered job at once. It returns nil when the preview is finished, and a LeaseHeldError while another worker's
-// lease on it is live.
+// Process generates the preview id if it is still Generating and no other worker holds it,
+// renewing its lease meanwhile. A failure the generator may recover from is returned (so the
+// job is redelivered) until the attempts run out; then, or for an unusable input, the preview
+// is Failed with the reason. A generation cut short by shutdown (ctx done) gives the lease back
+// and is returned, so that another worker takes the redelivered job at once. It returns nil when
+// the preview is finished or another worker took it over, and a jobs.HeldError while another
+// worker's lease on it is live.
 func (s *Service) Process(ctx context.Context, id string) error {
-	p, ok, err := s.store.Claim(ctx, id, s.owner, s.now().Add(s.cfg.Lease))
-	if err != nil || !ok {
+	p, l, err := s.store.Claim(ctx, id, s.owner, s.cfg.Lease)
+	if errors.Is(err, jobs.ErrNoWork) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
-	out, err := s.generate(ctx, p)
+	var out Output
+	err = jobs.Keep(ctx, l, s.store.Renew, func(ctx context.Context) (err error) {
+		out, err = s.generate(ctx, p)
+		return err
+	})
+	if errors.Is(err, jobs.ErrLeaseLost) {
+		return nil
+	}
 	if err != nil {
 		// A shutdown that cut the generation short gives the lease back too, so that the
 		// redelivered job is claimed at once by another worker instead of when the lease ends.
 		if ctx.Err() != nil || (!IsUnusable(err) && p.Attempts < s.cfg.MaxAttempts) {
-			_ = s.store.Release(context.WithoutCancel(ctx), p.ID, s.owner)
+			_ = s.store.Release(context.WithoutCancel(ctx), l)
 			return fmt.Errorf("preview: generate %s (attempt %d): %w", p.ID, p.Attempts, err)
 		}
 		p.Status, p.FailureReason = Failed, reason(err)
@@ -332,7 +338,11 @@ func (s *Service) Process(ctx context.Context, id string) error {
 	now := s.now().UTC()
 	p.GeneratedAt = &now
 	// The work is done: it is recorded even when shutdown began meanwhile.
-	return s.store.Finish(context.WithoutCancel(ctx), p, s.owner)
+	err = s.store.Finish(context.WithoutCancel(ctx), l, p)
+	if errors.Is(err, jobs.ErrLeaseLost) {
+		return nil
+	}
+	return err
 }
 
 func (s *Service) generate(ctx context.Context, p Preview) (Output, error) {
@@ -399,22 +409,7 @@ func (s *Service) Requeue(ctx context.Context) (int, error) {
 // RunRequeuer calls Requeue every interval until ctx is done, logging failures and carrying
 // on; it returns nil when ctx ends.
 func (s *Service) RunRequeuer(ctx context.Context, every time.Duration, log *slog.Logger) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		n, err := s.Requeue(ctx)
-		if err != nil && ctx.Err() == nil {
-			log.ErrorContext(ctx, "requeue stale svg previews", "error", err)
-		}
-		if n > 0 {
-			log.InfoContext(ctx, "requeued stale svg previews", "count", n)
-		}
-	}
+	return jobs.RunRequeuer(ctx, every, log, "stale svg previews", s.Requeue)
 }
 
 // MaxImageBytes is the largest image Create accepts.

@@ -10,10 +10,11 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
-	"gorm.io/gorm/clause"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/blob"
+	"github.com/motionstudio/platform/pkg/jobs"
+	"github.com/motionstudio/platform/pkg/jobs/pgjobs"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	events "github.com/motionstudio/platform/proto-events"
@@ -186,56 +187,53 @@ func (s *Previews) LatestForScene(ctx context.Context, sceneID string, privilege
 	return row.toDomain()
 }
 
-// Claim leases a Generating preview to owner until until and counts the attempt, in one
-// statement; ok is false when the preview is finished, with a preview.LeaseHeldError when
-// another worker's lease is live.
-func (s *Previews) Claim(ctx context.Context, id, owner string, until time.Time) (preview.Preview, bool, error) {
-	var rows []svgPreviewModel
-	err := s.db.WithContext(ctx).Raw(`UPDATE svg_previews
-		SET lease_owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = now()
-		WHERE id = ? AND status = 'Generating' AND (lease_until IS NULL OR lease_until < now())
-		RETURNING *`, owner, until, id).Scan(&rows).Error
+// previewJobs is the job table of the previews: a preview is its own job, Generating until it
+// is finished.
+var previewJobs = pgjobs.Table{
+	Name: "svg_previews", Key: "id", Ready: []string{preview.Generating}, Leased: preview.Generating,
+	Attempts: "attempts", Touched: "updated_at",
+}
+
+// Claim leases a Generating preview to owner for length and counts the attempt; it returns
+// jobs.ErrNoWork when the preview is finished or unknown and a jobs.HeldError while another
+// worker's lease is live.
+func (s *Previews) Claim(ctx context.Context, id, owner string, length time.Duration) (preview.Preview, jobs.Lease, error) {
+	l, err := previewJobs.Claim(ctx, s.db, id, owner, length)
 	if err != nil {
-		return preview.Preview{}, false, pgdb.Translate(err, "svg preview")
+		return preview.Preview{}, l, err
 	}
-	if len(rows) == 0 {
-		var held []time.Time
-		err := s.db.WithContext(ctx).Raw(`SELECT lease_until FROM svg_previews
-			WHERE id = ? AND status = 'Generating' AND lease_until >= now()`, id).Scan(&held).Error
-		if err != nil {
-			return preview.Preview{}, false, pgdb.Translate(err, "svg preview")
-		}
-		if len(held) > 0 {
-			return preview.Preview{}, false, preview.LeaseHeldError{Until: held[0]}
-		}
-		return preview.Preview{}, false, nil
+	var row svgPreviewModel
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&row).Error; err != nil {
+		return preview.Preview{}, l, pgdb.Translate(err, "svg preview")
 	}
-	p, err := rows[0].toDomain()
-	return p, err == nil, err
+	p, err := row.toDomain()
+	return p, l, err
 }
 
-// Release drops owner's lease on the preview.
-func (s *Previews) Release(ctx context.Context, id, owner string) error {
-	return pgdb.Translate(s.db.WithContext(ctx).Model(&svgPreviewModel{}).
-		Where("id = ? AND lease_owner = ? AND status = 'Generating'", id, owner).
-		Updates(map[string]any{"lease_until": nil, "updated_at": time.Now().UTC()}).Error, "svg preview")
+// Renew extends the lease l; jobs.ErrLeaseLost when it no longer holds the preview.
+func (s *Previews) Renew(ctx context.Context, l jobs.Lease) error {
+	return previewJobs.Renew(ctx, s.db, l)
 }
 
-// Finish records p's terminal state and its generated event in one transaction, if owner
-// still holds the lease; otherwise it changes nothing.
-func (s *Previews) Finish(ctx context.Context, p preview.Preview, owner string) error {
+// Release gives the lease l back; jobs.ErrLeaseLost when it no longer holds the preview.
+func (s *Previews) Release(ctx context.Context, l jobs.Lease) error {
+	return previewJobs.Release(ctx, s.db, l)
+}
+
+// Finish records p's terminal state and its generated event in one transaction if l still
+// holds the preview; otherwise it changes nothing and returns jobs.ErrLeaseLost.
+func (s *Previews) Finish(ctx context.Context, l jobs.Lease, p preview.Preview) error {
 	detected, err := json.Marshal(nonNil(p.DetectedColorKeys))
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "", "encode svg preview detected keys")
 	}
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		res := tx.Model(&svgPreviewModel{}).Where("id = ? AND lease_owner = ? AND status = 'Generating'", p.ID, owner).
-			Updates(map[string]any{
-				"status": p.Status, "svg_key": p.SVGKey, "svg_url": p.SVGURL, "failure_reason": p.FailureReason,
-				"detected_color_keys": detected, "generated_at": p.GeneratedAt, "lease_until": nil, "updated_at": time.Now().UTC(),
-			})
-		if res.Error != nil || res.RowsAffected == 0 {
-			return pgdb.Translate(res.Error, "svg preview")
+		err := previewJobs.Finish(ctx, tx, l, p.Status, map[string]any{
+			"svg_key": p.SVGKey, "svg_url": p.SVGURL, "failure_reason": p.FailureReason,
+			"detected_color_keys": detected, "generated_at": p.GeneratedAt,
+		})
+		if err != nil {
+			return err
 		}
 		ev := &contentv1.SvgPreviewGenerated{
 			PreviewId: p.ID, TargetType: p.TargetType, TargetId: p.TargetID, Status: p.Status, SvgUrl: p.SVGURL,
@@ -244,7 +242,7 @@ func (s *Previews) Finish(ctx context.Context, p preview.Preview, owner string) 
 		if p.GeneratedAt != nil {
 			ev.GeneratedAt = timestamppb.New(*p.GeneratedAt)
 		}
-		_, err := s.outbox.Add(ctx, tx, events.SubjectSvgPreviewGenerated, events.SubjectSvgPreviewGenerated, ev)
+		_, err = s.outbox.Add(ctx, tx, events.SubjectSvgPreviewGenerated, events.SubjectSvgPreviewGenerated, ev)
 		return err
 	})
 }
@@ -256,31 +254,18 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// Requeue queues a new job for up to limit previews Generating with no live lease and not
-// touched since before, and returns how many it queued.
+// Requeue queues a new job for up to limit previews Generating whose lease lapsed, or with no
+// lease and not touched since before, and returns how many it queued.
 func (s *Previews) Requeue(ctx context.Context, before time.Time, limit int) (int, error) {
-	n := 0
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var stale []struct{ ID, TenantID string }
-		if err := tx.Model(&svgPreviewModel{}).Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).
-			Where("status = 'Generating' AND updated_at < ? AND (lease_until IS NULL OR lease_until < now())", before).
-			Order("updated_at").Limit(limit).Select("id", "tenant_id").Find(&stale).Error; err != nil {
-			return pgdb.Translate(err, "svg preview")
-		}
-		ids := make([]string, len(stale))
-		for i, p := range stale {
+	var stale []struct{ ID, TenantID string }
+	return previewJobs.Requeue(ctx, s.db, before, limit, &stale, func(tx *gorm.DB) error {
+		for _, p := range stale {
 			if err := s.queue(ctx, tx, p.ID, p.TenantID); err != nil {
 				return err
 			}
-			ids[i] = p.ID
 		}
-		n = len(ids)
-		if n == 0 {
-			return nil
-		}
-		return pgdb.Translate(tx.Model(&svgPreviewModel{}).Where("id IN ?", ids).Update("updated_at", time.Now().UTC()).Error, "svg preview")
+		return nil
 	})
-	return n, err
 }
 
 // PreviewObjects adapts the blob store to preview.Objects.

@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/motionstudio/platform/pkg/jobs"
+
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
@@ -40,8 +42,8 @@ func newCountedQueue(q webhook.Queue, reg prometheus.Registerer) (*countedQueue,
 }
 
 // Finish records the attempt and, once it is recorded, counts its outcome.
-func (q *countedQueue) Finish(ctx context.Context, m *webhook.Message, w *webhook.Webhook, o webhook.Outcome) error {
-	if err := q.Queue.Finish(ctx, m, w, o); err != nil {
+func (q *countedQueue) Finish(ctx context.Context, l jobs.Lease, m *webhook.Message, w *webhook.Webhook, o webhook.Outcome) error {
+	if err := q.Queue.Finish(ctx, l, m, w, o); err != nil {
 		return err
 	}
 	outcome := outcomeFailed

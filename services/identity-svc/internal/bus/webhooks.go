@@ -109,7 +109,7 @@ func stringField(m protoreflect.Message, name protoreflect.Name) string {
 }
 
 // Deliveries consumes delivery wake-ups until ctx is done and makes each attempt; a wake-up
-// for a message another worker holds comes back when that worker's lease ends.
+// for a message another worker holds comes back when that worker's lease ends (jobs.HeldError).
 func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 	return w.bus.Consume(ctx, natsx.ConsumerSpec{
 		Stream: events.StreamJobs, Durable: events.DurableWebhookDelivery,
@@ -120,17 +120,9 @@ func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 		if err := m.Decode(&job); err != nil {
 			return err
 		}
-		err := w.deliverer.Deliver(ctx, job.GetDeliveryId())
-		if held := (webhook.LeaseHeldError{}); errors.As(err, &held) {
-			return natsx.RetryAfter(err, time.Until(held.Until)+leaseSlack)
-		}
-		return err
+		return w.deliverer.Deliver(ctx, job.GetDeliveryId())
 	})
 }
-
-// leaseSlack covers the clock difference between the worker that set a lease and the database
-// that compares it.
-const leaseSlack = 500 * time.Millisecond
 
 // Sender POSTs webhook bodies through the SSRF-safe outbound client.
 type Sender struct{ client *outbound.Client }

@@ -9,6 +9,8 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/jobs"
+	"github.com/motionstudio/platform/pkg/jobs/pgjobs"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	events "github.com/motionstudio/platform/proto-events"
@@ -178,35 +180,26 @@ func (s *Webhooks) wake(ctx context.Context, tx *gorm.DB, id, webhookID, tenantI
 	return err
 }
 
+// messageJobs is the job table of webhook deliveries: a message is Queued for a worker,
+// Processing under its lease and Scheduled until its retry is due.
+var messageJobs = pgjobs.Table{
+	Name: "webhook_messages", Key: "id", Ready: []string{webhook.StatusQueued}, Leased: webhook.StatusProcessing,
+	Attempts: "attempt", Touched: "queued_at", Scheduled: webhook.StatusScheduled, DueAt: "next_attempt_at",
+}
+
 // WakeDue queues up to limit messages whose retry is due, whose wake-up was lost (queued for
-// longer than stale) or whose worker's lease expired, writing their wake-up jobs; it returns
-// how many.
+// longer than stale before now) or whose worker's lease lapsed, writing their wake-up jobs; it
+// returns how many.
 func (s *Webhooks) WakeDue(ctx context.Context, now time.Time, stale time.Duration, limit int) (int, error) {
-	n := 0
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var due []struct {
-			ID, WebhookID, TenantID, EventID, EventType string
-			Attempt                                     int
-		}
-		err := tx.Raw(`UPDATE webhook_messages SET status = ?, queued_at = ?, lease_until = NULL
-			WHERE id IN (SELECT id FROM webhook_messages
-				WHERE (status = ? AND next_attempt_at <= ?) OR (status = ? AND queued_at < ?) OR (status = ? AND lease_until < ?)
-				ORDER BY next_attempt_at NULLS FIRST LIMIT ? FOR UPDATE SKIP LOCKED)
-			RETURNING id, webhook_id, tenant_id, event_id, event_type, attempt`,
-			webhook.StatusQueued, now, webhook.StatusScheduled, now, webhook.StatusQueued, now.Add(-stale),
-			webhook.StatusProcessing, now, limit).Scan(&due).Error
-		if err != nil {
-			return pgdb.Translate(err, "webhook messages")
-		}
+	var due []messageRow
+	return messageJobs.Requeue(ctx, s.db, now.Add(-stale), limit, &due, func(tx *gorm.DB) error {
 		for _, d := range due {
 			if err := s.wake(ctx, tx, d.ID, d.WebhookID, d.TenantID, d.EventID, d.EventType, d.Attempt+1); err != nil {
 				return err
 			}
 		}
-		n = len(due)
 		return nil
 	})
-	return n, err
 }
 
 type messageRow struct {
@@ -215,44 +208,40 @@ type messageRow struct {
 	Attempt                                     int
 }
 
-// Claim leases a Queued message, or a Processing one whose lease expired.
-func (s *Webhooks) Claim(ctx context.Context, messageID string, now time.Time, lease time.Duration) (*webhook.Message, *webhook.Webhook, error) {
-	var claimed []messageRow
-	err := s.db.WithContext(ctx).Raw(`UPDATE webhook_messages SET status = ?, lease_until = ?, attempt = attempt + 1
-		WHERE id = ? AND (status = ? OR (status = ? AND lease_until < ?))
-		RETURNING id, webhook_id, tenant_id, event_id, event_type, body, attempt`,
-		webhook.StatusProcessing, now.Add(lease), messageID, webhook.StatusQueued, webhook.StatusProcessing, now).Scan(&claimed).Error
+// Claim leases a Queued message, or a Processing one whose lease lapsed, to owner for length.
+// It returns jobs.ErrNoWork for a message that needs no attempt, cancelling it when its webhook
+// is inactive, and a jobs.HeldError while another worker's lease is live.
+func (s *Webhooks) Claim(ctx context.Context, messageID, owner string, length time.Duration) (*webhook.Message, *webhook.Webhook, jobs.Lease, error) {
+	l, err := messageJobs.Claim(ctx, s.db, messageID, owner, length)
 	if err != nil {
-		return nil, nil, pgdb.Translate(err, "webhook message")
+		return nil, nil, l, err
 	}
-	if len(claimed) == 0 {
-		var held []time.Time
-		err := s.db.WithContext(ctx).Raw(`SELECT lease_until FROM webhook_messages WHERE id = ? AND status = ? AND lease_until >= ?`,
-			messageID, webhook.StatusProcessing, now).Scan(&held).Error
-		if err != nil {
-			return nil, nil, pgdb.Translate(err, "webhook message")
-		}
-		if len(held) > 0 {
-			return nil, nil, webhook.LeaseHeldError{Until: held[0]}
-		}
-		return nil, nil, nil
+	var m messageRow
+	if err := s.db.WithContext(ctx).Table("webhook_messages").Where("id = ?", messageID).Take(&m).Error; err != nil {
+		return nil, nil, l, pgdb.Translate(err, "webhook message")
 	}
-	m := claimed[0]
 	var h webhookRow
 	err = s.db.WithContext(ctx).Where("id = ?", m.WebhookID).Take(&h).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) || (err == nil && !h.IsActive) {
-		err := s.db.WithContext(ctx).Exec("UPDATE webhook_messages SET status = ?, lease_until = NULL WHERE id = ?", webhook.StatusCancelled, m.ID).Error
-		return nil, nil, pgdb.Translate(err, "webhook message")
+		if err := messageJobs.Finish(ctx, s.db, l, webhook.StatusCancelled, nil); err != nil && !errors.Is(err, jobs.ErrLeaseLost) {
+			return nil, nil, l, err
+		}
+		return nil, nil, l, jobs.ErrNoWork
 	}
 	if err != nil {
-		return nil, nil, pgdb.Translate(err, "webhook")
+		return nil, nil, l, pgdb.Translate(err, "webhook")
 	}
 	msg := webhook.Message{ID: m.ID, WebhookID: m.WebhookID, TenantID: m.TenantID, EventID: m.EventID, EventType: m.EventType,
 		Body: m.Body, Attempt: m.Attempt}
 	if msg.Unrecorded, err = s.unrecorded(ctx, m.ID, m.Attempt); err != nil {
-		return nil, nil, err
+		return nil, nil, l, err
 	}
-	return &msg, h.toDomain(), nil
+	return &msg, h.toDomain(), l, nil
+}
+
+// Renew extends the lease l; jobs.ErrLeaseLost when it no longer holds the message.
+func (s *Webhooks) Renew(ctx context.Context, l jobs.Lease) error {
+	return messageJobs.Renew(ctx, s.db, l)
 }
 
 // unrecorded answers the attempt numbers below attempt that have no recorded attempt row.
@@ -271,9 +260,13 @@ func (s *Webhooks) unrecorded(ctx context.Context, messageID string, attempt int
 	return missing, nil
 }
 
-// Finish records the attempt, moves the message and updates the webhook in one transaction.
-func (s *Webhooks) Finish(ctx context.Context, m *webhook.Message, w *webhook.Webhook, o webhook.Outcome) error {
+// Finish records the attempt, moves the message and updates the webhook in one transaction if
+// l still holds the message; otherwise it changes nothing and returns jobs.ErrLeaseLost.
+func (s *Webhooks) Finish(ctx context.Context, l jobs.Lease, m *webhook.Message, w *webhook.Webhook, o webhook.Outcome) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := messageJobs.Finish(ctx, tx, l, o.Status, map[string]any{"next_attempt_at": o.NextAttemptAt}); err != nil {
+			return err
+		}
 		a := o.Attempt
 		for _, r := range append(o.Lost, a) {
 			row := attemptRow{
@@ -284,10 +277,6 @@ func (s *Webhooks) Finish(ctx context.Context, m *webhook.Message, w *webhook.We
 			if err := tx.Create(&row).Error; err != nil {
 				return pgdb.Translate(err, "webhook delivery")
 			}
-		}
-		if err := tx.Exec("UPDATE webhook_messages SET status = ?, next_attempt_at = ?, lease_until = NULL WHERE id = ?",
-			o.Status, o.NextAttemptAt, m.ID).Error; err != nil {
-			return pgdb.Translate(err, "webhook message")
 		}
 		var err error
 		if a.Succeeded {

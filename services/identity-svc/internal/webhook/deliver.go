@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/motionstudio/platform/pkg/jobs"
 )
 
 // Message states: Queued (a wake-up is on its way), Processing (leased by a worker),
@@ -81,22 +83,16 @@ type Outcome struct {
 
 // Queue claims and finishes messages.
 type Queue interface {
-	// Claim leases a Queued message (or one whose lease expired) and returns it with its
-	// webhook, or (nil, nil, nil) when it is not claimable, with a LeaseHeldError when another
-	// worker's lease on it is live. A message of an inactive webhook is cancelled and not
-	// returned.
-	Claim(ctx context.Context, messageID string, now time.Time, lease time.Duration) (*Message, *Webhook, error)
+	// Claim leases a Queued message (or one whose lease lapsed) to owner for length and returns
+	// it with its webhook; jobs.ErrNoWork when it is not claimable, a jobs.HeldError while
+	// another worker's lease on it is live. A message of an inactive webhook is cancelled
+	// (jobs.ErrNoWork).
+	Claim(ctx context.Context, messageID, owner string, length time.Duration) (*Message, *Webhook, jobs.Lease, error)
+	// Renew extends the lease; jobs.ErrLeaseLost when l no longer holds the message.
+	Renew(ctx context.Context, l jobs.Lease) error
 	// Finish records the attempt (and the lost ones), the message's new state and the
-	// webhook's counters.
-	Finish(ctx context.Context, m *Message, w *Webhook, o Outcome) error
-}
-
-// LeaseHeldError says another worker holds the message's lease until Until: its wake-up should
-// come back once the lease ends (the worker may have died) rather than be dropped.
-type LeaseHeldError struct{ Until time.Time }
-
-func (e LeaseHeldError) Error() string {
-	return "webhook: message leased by another worker until " + e.Until.UTC().Format(time.RFC3339Nano)
+	// webhook's counters if l still holds the message, jobs.ErrLeaseLost otherwise.
+	Finish(ctx context.Context, l jobs.Lease, m *Message, w *Webhook, o Outcome) error
 }
 
 // ErrRefusedDestination marks a send refused for its destination address (private, loopback,
@@ -111,6 +107,7 @@ type Deliverer struct {
 	sealer   Sealer
 	schedule []time.Duration
 	lease    time.Duration
+	owner    string
 	now      func() time.Time
 	newID    func() string
 }
@@ -120,15 +117,19 @@ func NewDeliverer(queue Queue, sender Sender, sealer Sealer, schedule []time.Dur
 	if len(schedule) == 0 {
 		schedule = DefaultSchedule()
 	}
-	return &Deliverer{queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, now: now, newID: newID}
+	return &Deliverer{queue: queue, sender: sender, sealer: sealer, schedule: schedule, lease: time.Minute, owner: newID(), now: now, newID: newID}
 }
 
-// Deliver makes one attempt of the message if it can be claimed. It returns an error when the
-// database fails, so that the wake-up is retried, and Claim's LeaseHeldError while another
-// worker's lease is live.
+// Deliver makes one attempt of the message if it can be claimed, renewing the lease while it
+// sends. It returns an error when the database fails, so that the wake-up is retried, and
+// Claim's jobs.HeldError while another worker's lease is live; nil when the message needs no
+// attempt or another worker took it over.
 func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
-	m, w, err := d.queue.Claim(ctx, messageID, d.now(), d.lease)
-	if err != nil || m == nil {
+	m, w, l, err := d.queue.Claim(ctx, messageID, d.owner, d.lease)
+	if errors.Is(err, jobs.ErrNoWork) {
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	secret, err := d.sealer.Open(w.SealedSecret, []byte(w.ID))
@@ -140,8 +141,19 @@ func (d *Deliverer) Deliver(ctx context.Context, messageID string) error {
 	if err != nil {
 		return err
 	}
-	resp, sendErr := d.sender.Send(ctx, w.URL, headers, m.Body)
-	return d.queue.Finish(ctx, m, w, d.outcome(m, w, sent, resp, sendErr))
+	var o Outcome
+	err = jobs.Keep(ctx, l, d.queue.Renew, func(ctx context.Context) error {
+		resp, sendErr := d.sender.Send(ctx, w.URL, headers, m.Body)
+		o = d.outcome(m, w, sent, resp, sendErr)
+		return nil
+	})
+	if err == nil {
+		err = d.queue.Finish(ctx, l, m, w, o)
+	}
+	if errors.Is(err, jobs.ErrLeaseLost) {
+		return nil
+	}
+	return err
 }
 
 func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Response, sendErr error) Outcome {

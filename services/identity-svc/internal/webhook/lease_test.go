@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
@@ -20,11 +21,13 @@ type fakeQueue struct {
 	finished []webhook.Outcome
 }
 
-func (q *fakeQueue) Claim(context.Context, string, time.Time, time.Duration) (*webhook.Message, *webhook.Webhook, error) {
-	return q.message, q.hook, q.claimErr
+func (q *fakeQueue) Claim(_ context.Context, id, owner string, length time.Duration) (*webhook.Message, *webhook.Webhook, jobs.Lease, error) {
+	return q.message, q.hook, jobs.Lease{ID: id, Owner: owner, Attempt: 1, Until: time.Now().Add(length), Length: length}, q.claimErr
 }
 
-func (q *fakeQueue) Finish(_ context.Context, _ *webhook.Message, _ *webhook.Webhook, o webhook.Outcome) error {
+func (q *fakeQueue) Renew(context.Context, jobs.Lease) error { return nil }
+
+func (q *fakeQueue) Finish(_ context.Context, _ jobs.Lease, _ *webhook.Message, _ *webhook.Webhook, o webhook.Outcome) error {
 	q.finished = append(q.finished, o)
 	return nil
 }
@@ -53,12 +56,12 @@ var _ = Describe("delivering a message", func() {
 
 	It("answers the lease of a live worker, so the wake-up comes back when it ends", func() {
 		until := time.Now().Add(time.Minute)
-		q := &fakeQueue{claimErr: webhook.LeaseHeldError{Until: until}}
+		q := &fakeQueue{claimErr: jobs.HeldError{Until: until}}
 		err := newDeliverer(q, func() (webhook.Response, error) {
 			Fail("nothing is sent for a message another worker holds")
 			return webhook.Response{}, nil
 		}).Deliver(context.Background(), "m1")
-		var held webhook.LeaseHeldError
+		var held jobs.HeldError
 		Expect(errors.As(err, &held)).To(BeTrue(), "%v", err)
 		Expect(held.Until).To(Equal(until))
 		Expect(q.finished).To(BeEmpty())
