@@ -20,7 +20,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
@@ -140,14 +139,11 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 				return err
 			}
 		}),
-		Entry("updating runs' work", func() testkit.ContendedCall {
+		Entry("claiming runs", func() testkit.ContendedCall {
 			runs := queuedRuns()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
-				return store.NewRunWork(small, outbox.NewWriter(events.SourceAgentteam)).UpdateWork(ctx, runs[i].ID, func(w *runner.Work) error {
-					w.Job.Attempts++
-					w.Wake = i%2 == 0
-					return nil
-				})
+				_, _, err := store.NewRunWork(small, outbox.NewWriter(events.SourceAgentteam)).Claim(ctx, runs[i].ID, fmt.Sprintf("worker-%d", i), time.Minute)
+				return err
 			}
 		}),
 	)
