@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
@@ -77,5 +78,11 @@ func Truncate(db *gorm.DB) {
 	for i, t := range tables {
 		quoted[i] = `"` + t + `"`
 	}
-	gomega.Expect(db.Exec("TRUNCATE " + strings.Join(quoted, ", ") + " RESTART IDENTITY CASCADE").Error).To(gomega.Succeed())
+	// A process's background readers (a listing index catching up, a listener) may hold a share
+	// lock on one table while TRUNCATE holds another: Postgres then ends one side as a deadlock,
+	// and the truncation is simply tried again.
+	truncate := "TRUNCATE " + strings.Join(quoted, ", ") + " RESTART IDENTITY CASCADE"
+	gomega.Eventually(func() error { return db.Exec(truncate).Error }).
+		WithTimeout(10 * time.Second).WithPolling(50 * time.Millisecond).
+		Should(gomega.Succeed())
 }
