@@ -120,7 +120,7 @@ func waitShown(ctx context.Context, hc *http.Client, base, token, id string, use
 		resp, err := hc.Do(req)
 		if err == nil {
 			err = json.NewDecoder(resp.Body).Decode(&body)
-			resp.Body.Close()
+			_ = resp.Body.Close()
 		}
 		if err == nil && slices.ContainsFunc(body.Data, func(c popularCard) bool {
 			return strings.EqualFold(c.ContainerID, id) && c.UseCount == uses
