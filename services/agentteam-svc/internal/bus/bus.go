@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	agentteamv1 "github.com/motionstudio/platform/proto-events/gen/agentteam/v1"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
@@ -39,7 +40,9 @@ func RunAgentRunWorker(ctx context.Context, b *natsx.Bus, p RunProcessor, concur
 		if _, err := uuid.Parse(job.GetRunId()); err != nil {
 			return natsx.Permanent(fmt.Errorf("bus: agent run job without a run id: %w", err))
 		}
-		err := p.Process(ctx, job.GetRunId())
+		err := telemetry.Job(ctx, "agent.run", job.GetRunId(), func(ctx context.Context) error {
+			return p.Process(ctx, job.GetRunId())
+		})
 		var held *runner.LeaseHeld
 		if errors.As(err, &held) {
 			return natsx.RetryAfter(err, time.Until(held.Until)+100*time.Millisecond)
