@@ -11,7 +11,10 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/exaring/otelpgx"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	"gorm.io/driver/postgres"
@@ -19,6 +22,7 @@ import (
 	"gorm.io/gorm/logger"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 )
 
 // Config holds the connection string and pool limits.
@@ -36,9 +40,16 @@ type Config struct {
 	ConnMaxIdleTime time.Duration `env:"DB_CONN_MAX_IDLE_TIME" default:"5m"`
 }
 
-// Open connects, applies the pool settings and pings the database.
+// Open connects, applies the pool settings and pings the database. Every statement made under a
+// recording span gets a client span (otelpgx) with the OpenTelemetry database attributes: the
+// statement's text as written, never its parameter values.
 func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
-	db, err := gorm.Open(postgres.Open(cfg.DSN), &gorm.Config{
+	connCfg, err := pgx.ParseConfig(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: open: %w", err)
+	}
+	connCfg.Tracer = otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.Provider()))
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*connCfg)}), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		TranslateError:         false,
