@@ -3,7 +3,8 @@
 // link-local and other special-purpose addresses, checked after DNS resolution at connect time,
 // never follows redirects, bounds every phase with a timeout and caps the response body.
 // Refused destinations and bad URLs are apperr Invalid; unreachable or slow targets are
-// Unavailable.
+// Unavailable. A request made under a recording span gets an HTTP client span that names the
+// destination by host only (telemetry.Transport).
 package outbound
 
 import (
@@ -26,6 +27,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -102,10 +104,11 @@ func New(opts Options) *Client {
 		MaxIdleConnsPerHost:   4,
 	}
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	traced := telemetry.Transport(transport)
 	return &Client{
-		http: &http.Client{Transport: transport, Timeout: opts.Timeout, CheckRedirect: noRedirect},
+		http: &http.Client{Transport: traced, Timeout: opts.Timeout, CheckRedirect: noRedirect},
 		sdk: &http.Client{
-			Transport:     &cappedTransport{next: transport, maxBody: opts.MaxBodyBytes, agent: opts.UserAgent},
+			Transport:     &cappedTransport{next: traced, maxBody: opts.MaxBodyBytes, agent: opts.UserAgent},
 			Timeout:       opts.Timeout,
 			CheckRedirect: noRedirect,
 		},

@@ -11,14 +11,19 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/exaring/otelpgx"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 )
 
 // Config holds the connection string and pool limits.
@@ -39,9 +44,16 @@ type Config struct {
 	GuardTransactions bool
 }
 
-// Open connects, applies the pool settings and pings the database.
+// Open connects, applies the pool settings and pings the database. Every statement made under a
+// recording span gets a client span (otelpgx) with the OpenTelemetry database attributes: the
+// statement's text as written, never its parameter values.
 func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
-	db, err := gorm.Open(postgres.Open(cfg.DSN), &gorm.Config{
+	connCfg, err := pgx.ParseConfig(cfg.DSN)
+	if err != nil {
+		return nil, fmt.Errorf("pgdb: open: %w", err)
+	}
+	connCfg.Tracer = sqlTracer{otelpgx.NewTracer(otelpgx.WithTracerProvider(telemetry.Provider()))}
+	db, err := gorm.Open(postgres.New(postgres.Config{Conn: stdlib.OpenDB(*connCfg)}), &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
 		TranslateError:         false,
@@ -69,6 +81,37 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// sqlTracer hands otelpgx only the statements made under a recording span, so that a statement
+// outside any trace (every statement when tracing is off, and the relay's and sweepers' polls)
+// costs one context lookup instead of otelpgx's timing and metric bookkeeping.
+type sqlTracer struct{ *otelpgx.Tracer }
+
+func (t sqlTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx
+	}
+	return t.Tracer.TraceQueryStart(ctx, conn, data)
+}
+
+func (t sqlTracer) TraceQueryEnd(ctx context.Context, conn *pgx.Conn, data pgx.TraceQueryEndData) {
+	if trace.SpanFromContext(ctx).IsRecording() {
+		t.Tracer.TraceQueryEnd(ctx, conn, data)
+	}
+}
+
+func (t sqlTracer) TracePrepareStart(ctx context.Context, conn *pgx.Conn, data pgx.TracePrepareStartData) context.Context {
+	if !trace.SpanFromContext(ctx).IsRecording() {
+		return ctx
+	}
+	return t.Tracer.TracePrepareStart(ctx, conn, data)
+}
+
+func (t sqlTracer) TracePrepareEnd(ctx context.Context, conn *pgx.Conn, data pgx.TracePrepareEndData) {
+	if trace.SpanFromContext(ctx).IsRecording() {
+		t.Tracer.TracePrepareEnd(ctx, conn, data)
+	}
 }
 
 // Ping checks that the database answers; it is the readiness check.

@@ -25,7 +25,8 @@ type Config struct {
 	KeyPrefix string `env:"REDIS_KEY_PREFIX"`
 }
 
-// Connect parses cfg.URL, opens a client and pings it. It returns Invalid for a malformed URL
+// Connect parses cfg.URL, opens a client that traces its commands (see tracingHook) and pings
+// it. It returns Invalid for a malformed URL
 // and Unavailable when Redis does not answer; the client is closed in both cases.
 func Connect(ctx context.Context, cfg Config) (*redis.Client, error) {
 	opts, err := redis.ParseURL(cfg.URL)
@@ -33,6 +34,7 @@ func Connect(ctx context.Context, cfg Config) (*redis.Client, error) {
 		return nil, apperr.Wrap(fmt.Errorf("redisx: parse url: %w", err), apperr.Invalid, "", "invalid redis url")
 	}
 	c := redis.NewClient(opts)
+	c.AddHook(newTracingHook(opts))
 	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
 	defer cancel()
 	if err := Ping(ctx, c); err != nil {

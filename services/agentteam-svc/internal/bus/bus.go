@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	agentteamv1 "github.com/motionstudio/platform/proto-events/gen/agentteam/v1"
 )
@@ -36,6 +37,8 @@ func RunAgentRunWorker(ctx context.Context, b *natsx.Bus, p RunProcessor, concur
 		if _, err := uuid.Parse(job.GetRunId()); err != nil {
 			return natsx.Permanent(fmt.Errorf("bus: agent run job without a run id: %w", err))
 		}
-		return p.Process(ctx, job.GetRunId())
+		return telemetry.Job(ctx, "agent.run", job.GetRunId(), func(ctx context.Context) error {
+			return p.Process(ctx, job.GetRunId())
+		})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/natsx"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	contentv1 "github.com/motionstudio/platform/proto-events/gen/content/v1"
 )
@@ -35,6 +36,8 @@ func RunPreviewWorker(ctx context.Context, b *natsx.Bus, p PreviewProcessor, con
 		if _, err := uuid.Parse(job.GetPreviewId()); err != nil {
 			return natsx.Permanent(fmt.Errorf("bus: svg preview job without a preview id: %w", err))
 		}
-		return p.Process(ctx, job.GetPreviewId())
+		return telemetry.Job(ctx, "svg_preview.generate", job.GetPreviewId(), func(ctx context.Context) error {
+			return p.Process(ctx, job.GetPreviewId())
+		})
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/telemetry"
 	"github.com/motionstudio/platform/services/content-svc/internal/preview"
 )
 
@@ -32,7 +33,7 @@ type Client struct {
 // New returns a Client for the service at url, sending token as a bearer token when it is
 // not empty, with timeout on each call.
 func New(url, token string, timeout time.Duration) *Client {
-	return &Client{url: url, token: token, http: &http.Client{Timeout: timeout}}
+	return &Client{url: url, token: token, http: &http.Client{Timeout: timeout, Transport: telemetry.Transport(nil)}}
 }
 
 type colorKey struct {

@@ -22,6 +22,7 @@ import (
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
@@ -120,7 +121,9 @@ func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 		if err := m.Decode(&job); err != nil {
 			return err
 		}
-		return w.deliverer.Deliver(ctx, job.GetDeliveryId())
+		return telemetry.Job(ctx, "webhook.delivery", job.GetDeliveryId(), func(ctx context.Context) error {
+			return w.deliverer.Deliver(ctx, job.GetDeliveryId())
+		})
 	})
 }
 

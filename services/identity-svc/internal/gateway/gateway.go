@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 )
 
@@ -55,7 +56,7 @@ type Redirect struct{ o RedirectOptions }
 // NewRedirect returns a Redirect gateway.
 func NewRedirect(o RedirectOptions) *Redirect {
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 15 * time.Second}
+		o.Client = &http.Client{Timeout: 15 * time.Second, Transport: telemetry.Transport(nil)}
 	}
 	return &Redirect{o: o}
 }

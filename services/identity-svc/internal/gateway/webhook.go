@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 )
 
@@ -37,7 +38,7 @@ type Webhook struct{ o WebhookOptions }
 // NewWebhook returns a Webhook gateway.
 func NewWebhook(o WebhookOptions) *Webhook {
 	if o.Client == nil {
-		o.Client = &http.Client{Timeout: 15 * time.Second}
+		o.Client = &http.Client{Timeout: 15 * time.Second, Transport: telemetry.Transport(nil)}
 	}
 	return &Webhook{o: o}
 }

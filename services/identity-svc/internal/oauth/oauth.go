@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/telemetry"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
 
@@ -39,7 +40,7 @@ type Provider struct {
 
 // New returns a Provider; timeout bounds each call to the provider.
 func New(cfg Config, timeout time.Duration) *Provider {
-	return &Provider{cfg: cfg, http: &http.Client{Timeout: timeout}}
+	return &Provider{cfg: cfg, http: &http.Client{Timeout: timeout, Transport: telemetry.Transport(nil)}}
 }
 
 // Exchange turns an authorization code into the provider's view of the account.
