@@ -5,7 +5,6 @@ package app
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -60,6 +59,9 @@ type App struct {
 	// every store that writes users or tenants tells it.
 	heldAccounts *cache.Accounts
 	listener     *pglisten.Listener
+	// keys are the signing keys, reread from the database by runKeys while Run runs.
+	keys    *token.Ring
+	runKeys func(context.Context) error
 	// stopTracing flushes and stops the trace pipeline telemetry.Setup installed.
 	stopTracing func(context.Context) error
 }
@@ -105,20 +107,17 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	signer, err := newSigner(cfg, key)
-	if err != nil {
+	if a.keys, err = newRing(ctx, a.db, cfg, key); err != nil {
 		return nil, err
 	}
-	jwks, err := json.Marshal(signer.PublicSet())
-	if err != nil {
-		return nil, fmt.Errorf("app: encode jwks: %w", err)
-	}
-	clients, err := token.ParseClients(cfg.ServiceClients)
+	a.runKeys = func(ctx context.Context) error { return runRing(ctx, a.keys, cfg, log) }
+	clients, err := token.ParseClients(cfg.ServiceClients, cfg.ServiceClientAudiences, cfg.Audience)
 	if err != nil {
 		return nil, err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, now)
+	issuer := token.NewIssuer(a.keys, token.IssuerConfig{AccessTTL: cfg.AccessTokenTTL, ServiceTTL: cfg.ServiceTokenTTL,
+		Audience: cfg.Audience, Clients: clients}, now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
 	a.heldAccounts = cache.NewAccounts(cfg.Auth.RefreshCacheUsers)
 	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
@@ -152,7 +151,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
+	verifier := authn.NewStaticVerifier(a.keys, cfg.Issuer, cfg.Audience)
 	policies, err := httpx.Merge(httpapi.Policies(), accountapi.Policies(verifier), authapi.Policies(verifier), billingapi.Policies(verifier))
 	if err != nil {
 		return nil, err
@@ -161,7 +160,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err = policies.Verify(api.OpenAPI); err != nil {
 		return nil, err
 	}
-	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit), policies)
+	httpapi.Register(a.server.Echo, httpapi.NewHandler(issuer, a.keys, cfg.Issuer, limiter, cfg.TokenRateLimit), policies)
 	if a.accounts, err = newAccountParts(a, cfg, key, writer, limiter, sessions); err != nil {
 		return nil, err
 	}
@@ -187,6 +186,7 @@ func (a *App) Run(ctx context.Context) error {
 		g.Go(func() error { return a.server.Run(ctx) })
 		g.Go(func() error { return a.auth.RunResets(ctx) })
 		g.Go(func() error { return a.listener.Run(ctx) })
+		g.Go(func() error { return a.runKeys(ctx) })
 		for _, w := range a.accounts.workers {
 			g.Go(func() error { return w(ctx) })
 		}
@@ -217,14 +217,6 @@ func (a *App) Close() {
 // keys that seal secrets at rest.
 func signingKey(cfg config.Config) (ed25519.PrivateKey, error) {
 	return token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
-}
-
-func newSigner(cfg config.Config, key ed25519.PrivateKey) (*authn.Signer, error) {
-	kid, err := token.KeyID(key.Public().(ed25519.PublicKey))
-	if err != nil {
-		return nil, err
-	}
-	return authn.NewSigner(key, kid, cfg.Issuer)
 }
 
 // Purposes of the sealed secrets; each derives its own key when ENCRYPTION_KEY is not set.
