@@ -36,6 +36,12 @@ type platform struct {
 	AgentteamURL string   `json:"agentteam_url"`
 	IdentityBin  string   `json:"identity_bin"`
 	IdentityEnv  []string `json:"identity_env"`
+	// The other binaries and environments, for specs that start services of their own
+	// (keys_test.go).
+	ContentBin   string   `json:"content_bin"`
+	ContentEnv   []string `json:"content_env"`
+	AgentteamBin string   `json:"agentteam_bin"`
+	AgentteamEnv []string `json:"agentteam_env"`
 	SigningSeed  []byte   `json:"signing_seed"`
 	ClientID     string   `json:"client_id"`
 	ClientSecret string   `json:"client_secret"`
@@ -47,10 +53,7 @@ type platform struct {
 
 var p platform
 
-const (
-	serviceClientID = "e2e-runner"
-	issuer          = "motionstudio-identity"
-)
+const serviceClientID = "e2e-runner"
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	bins := map[string]string{}
@@ -78,6 +81,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	DeferCleanup(os.RemoveAll, scanDir)
 	ports := freePorts(3)
 	identityURL := fmt.Sprintf("http://127.0.0.1:%d", ports[0])
+	// The issuer is identity's URL, so that OpenID discovery finds it (discovery_test.go).
+	issuer := identityURL
 
 	common := []string{
 		"NATS_URL=" + testkit.Env("NATS_URL", "nats://127.0.0.1:4222"),
@@ -98,6 +103,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		"SIGNING_KEY_GENERATE=false",
 		// dev-service is the client the README's walkthroughs use (scripts/dev.sh sets it up).
 		"SERVICE_CLIENTS=" + serviceClientID + ":" + secret + ",dev-service:dev-service-secret-change-me",
+		"SERVICE_CLIENT_AUDIENCES=" + serviceClientID + "=motionstudio reports",
 		"OUTBOUND_ALLOW_LOOPBACK=true",
 	}, common...)
 	contentEnv := append([]string{
@@ -122,6 +128,10 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		AgentteamURL: fmt.Sprintf("http://127.0.0.1:%d", ports[2]),
 		IdentityBin:  bins["identity-svc"],
 		IdentityEnv:  identityEnv,
+		ContentBin:   bins["content-svc"],
+		ContentEnv:   contentEnv,
+		AgentteamBin: bins["agentteam-svc"],
+		AgentteamEnv: agentteamEnv,
 		SigningSeed:  seed,
 		ClientID:     serviceClientID,
 		ClientSecret: secret,

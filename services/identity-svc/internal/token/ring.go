@@ -110,6 +110,15 @@ func NewRing(store KeyStore, sealer Sealer, cfg RingConfig, now func() time.Time
 // ring. A key of another algorithm than the configured one is replaced by a fresh key of that
 // algorithm.
 func (r *Ring) Import(ctx context.Context, key crypto.Signer) error {
+	if err := r.Load(ctx); err != nil {
+		return err
+	}
+	r.mu.RLock()
+	held := len(r.keys)
+	r.mu.RUnlock()
+	if held > 0 {
+		return nil
+	}
 	if alg, err := algorithmOf(key); err != nil || alg != r.cfg.Alg {
 		if key, err = GenerateKey(r.cfg.Alg); err != nil {
 			return err
