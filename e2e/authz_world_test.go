@@ -75,7 +75,7 @@ func buildWorld() *authzWorld {
 	now := time.Now()
 	w.service = principal{who: "a service client", claims: authn.Claims{
 		Issuer: p.Issuer, Subject: "service:" + p.ClientID, TokenUse: authn.TokenUseService, ID: uuid.NewString(),
-		IssuedAt: now, ExpiresAt: now.Add(time.Hour),
+		Audience: []string{authn.DefaultAudience}, IssuedAt: now, ExpiresAt: now.Add(time.Hour),
 	}}
 	w.service.token = serviceToken()
 	w.a, w.b = w.newParty(), w.newParty()
@@ -120,7 +120,8 @@ func buildWorld() *authzWorld {
 	} {
 		u.p.claims = authn.Claims{
 			Issuer: p.Issuer, Subject: u.p.id, TenantID: u.tenant, SessionID: uuid.NewString(), ID: uuid.NewString(),
-			Admin: u.adm, TenantAdmin: u.tadm, TokenUse: authn.TokenUseAccess, IssuedAt: now, ExpiresAt: now.Add(time.Hour),
+			Admin: u.adm, TenantAdmin: u.tadm, TokenUse: authn.TokenUseAccess, Audience: []string{authn.DefaultAudience},
+			IssuedAt: now, ExpiresAt: now.Add(time.Hour),
 		}
 		u.p.token = w.sign(u.p.claims)
 	}

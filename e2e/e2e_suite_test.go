@@ -36,6 +36,12 @@ type platform struct {
 	AgentteamURL string   `json:"agentteam_url"`
 	IdentityBin  string   `json:"identity_bin"`
 	IdentityEnv  []string `json:"identity_env"`
+	// The other binaries and environments, for specs that start services of their own
+	// (keys_test.go).
+	ContentBin   string   `json:"content_bin"`
+	ContentEnv   []string `json:"content_env"`
+	AgentteamBin string   `json:"agentteam_bin"`
+	AgentteamEnv []string `json:"agentteam_env"`
 	SigningSeed  []byte   `json:"signing_seed"`
 	ClientID     string   `json:"client_id"`
 	ClientSecret string   `json:"client_secret"`
@@ -49,10 +55,7 @@ type platform struct {
 
 var p platform
 
-const (
-	serviceClientID = "e2e-runner"
-	issuer          = "motionstudio-identity"
-)
+const serviceClientID = "e2e-runner"
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	bins := map[string]string{}
@@ -86,6 +89,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	mailURL := testkit.Env("MAIL_API_URL", "http://127.0.0.1:8025")
 	Expect(status(mailURL+"/api/v2/messages?limit=1")).To(Equal(http.StatusOK),
 		"the SMTP catcher's API must answer at %s (run scripts/infra.sh up)", mailURL)
+	// The issuer is identity's URL, so that OpenID discovery finds it (discovery_test.go).
+	issuer := identityURL
 
 	common := []string{
 		"NATS_URL=" + testkit.Env("NATS_URL", "nats://127.0.0.1:4222"),
@@ -106,6 +111,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		"SIGNING_KEY_GENERATE=false",
 		// dev-service is the client the README's walkthroughs use (scripts/dev.sh sets it up).
 		"SERVICE_CLIENTS=" + serviceClientID + ":" + secret + ",dev-service:dev-service-secret-change-me",
+		"SERVICE_CLIENT_AUDIENCES=" + serviceClientID + "=motionstudio reports",
 		"OUTBOUND_ALLOW_LOOPBACK=true",
 		"SMTP_ADDR=" + smtpAddr,
 	}, common...)
@@ -131,6 +137,10 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 		AgentteamURL: fmt.Sprintf("http://127.0.0.1:%d", ports[2]),
 		IdentityBin:  bins["identity-svc"],
 		IdentityEnv:  identityEnv,
+		ContentBin:   bins["content-svc"],
+		ContentEnv:   contentEnv,
+		AgentteamBin: bins["agentteam-svc"],
+		AgentteamEnv: agentteamEnv,
 		SigningSeed:  seed,
 		ClientID:     serviceClientID,
 		ClientSecret: secret,

@@ -252,7 +252,7 @@ func sign(key ed25519.PrivateKey, kid string, exp time.Time) string {
 	Expect(err).NotTo(HaveOccurred())
 	tok, err := s.Sign(authn.Claims{
 		Subject: "0190f2c4-0000-7000-8000-000000000001", TenantID: "0190f2c4-0000-7000-8000-000000000002",
-		TokenUse: authn.TokenUseAccess, IssuedAt: exp.Add(-2 * time.Hour), ExpiresAt: exp,
+		TokenUse: authn.TokenUseAccess, Audience: []string{authn.DefaultAudience}, IssuedAt: exp.Add(-2 * time.Hour), ExpiresAt: exp,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	return tok

@@ -31,6 +31,7 @@ func ServeToken(ctx context.Context, addr, out, issuer, kid string, claims authn
 		return err
 	}
 	claims.TokenUse = authn.TokenUseAccess
+	claims.Audience = []string{authn.DefaultAudience}
 	claims.ExpiresAt = time.Now().Add(TokenLifetime)
 	raw, err := signer.Sign(claims)
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package authn signs and verifies the platform's JWTs (EdDSA over Ed25519, with a key id) and
-// provides the echo middleware that admits users, service clients and platform admins. Only
-// EdDSA is accepted, so algorithm confusion (alg none, HMAC keyed with the public key) cannot
-// succeed. Failures are apperr errors returned to echo's error handler: Unauthenticated (401)
+// Package authn signs and verifies the platform's JWTs (EdDSA, ES256 or RS256, with a key id)
+// and provides the echo middleware that admits users, service clients and platform admins. A
+// token's alg must be one of those and the one its key in the JWKS is published for, so
+// algorithm confusion (alg none, HMAC keyed with the public key) cannot succeed. Failures are apperr errors returned to echo's error handler: Unauthenticated (401)
 // when the bearer token is missing or invalid, Forbidden (403) when the caller is of the wrong kind.
 package authn
 
@@ -25,6 +25,9 @@ type Claims struct {
 	TenantID  string // tid
 	SessionID string // sid
 	ID        string // jti
+	// Audience (aud) names the services the token is for; a Verifier with an audience refuses
+	// a token that does not name it.
+	Audience []string
 
 	Admin       bool // adm: platform admin
 	TenantAdmin bool // tadm

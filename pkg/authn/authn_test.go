@@ -2,9 +2,13 @@ package authn_test
 
 import (
 	"context"
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/hmac"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -126,6 +130,32 @@ var _ = Describe("verifying tokens from the JWKS of the issuer", func() {
 		})
 		Expect(err).NotTo(HaveOccurred())
 		a = newApp(verifier)
+	})
+
+	It("learns a key published ahead of use, and forgets a withdrawn one, by refreshing in the background", func() {
+		background, err := authn.NewVerifier(ctx, authn.VerifierConfig{
+			JWKSURL: issuer.JWKSURL(), Issuer: issuer.IssuerName(), Audience: authn.DefaultAudience,
+			// No on-demand fetch after the first: only the background refresh can learn keys.
+			MinRefresh: time.Hour, RefreshInterval: time.Second,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = background.Verify(ctx, issuer.UserToken("u", "t", false))
+		Expect(err).NotTo(HaveOccurred())
+		old := issuer.Signer()
+		issuer.Rotate()
+		Eventually(func() error {
+			_, err := background.Verify(ctx, issuer.UserToken("u", "t", false))
+			return err
+		}).WithTimeout(5 * time.Second).WithPolling(200 * time.Millisecond).Should(Succeed())
+
+		issuer.Withdraw(old.PublicKey().KeyID())
+		Eventually(func() error {
+			token, err := old.Sign(authn.Claims{Subject: "u", TokenUse: authn.TokenUseAccess,
+				Audience: []string{authn.DefaultAudience}, ExpiresAt: time.Now().Add(time.Minute)})
+			Expect(err).NotTo(HaveOccurred())
+			_, err = background.Verify(ctx, token)
+			return err
+		}).WithTimeout(5 * time.Second).WithPolling(200 * time.Millisecond).Should(MatchError(ContainSubstring("unknown key id")))
 	})
 
 	It("admits a valid user token and exposes its claims", func() {
@@ -351,12 +381,75 @@ var _ = Describe("starting before the issuer is reachable", func() {
 })
 
 var _ = Describe("signing and verifying without HTTP", func() {
+	DescribeTable("signs with the algorithm of its key and publishes the key for it",
+		func(newKey func() crypto.Signer, alg string) {
+			signer, err := authn.NewSigner(newKey(), "k-"+alg, "https://identity.example")
+			Expect(err).NotTo(HaveOccurred())
+			Expect(signer.Algorithm()).To(Equal(alg))
+			token, err := signer.Sign(authn.Claims{Subject: "u", TokenUse: authn.TokenUseAccess,
+				Audience: []string{"motionstudio"}, ExpiresAt: time.Now().Add(time.Minute)})
+			Expect(err).NotTo(HaveOccurred())
+			header, _, _ := segments(token)
+			Expect(header).To(HaveKeyWithValue("alg", alg))
+
+			_, err = jwt.Parse([]byte(token), jwt.WithKey(jwa.SignatureAlgorithm(alg), signer.PublicKey()))
+			Expect(err).NotTo(HaveOccurred(), "jwx verifies the signature")
+			c, err := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example", "motionstudio").Verify(context.Background(), token)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(c.Audience).To(Equal([]string{"motionstudio"}))
+
+			b, err := json.Marshal(signer.PublicSet())
+			Expect(err).NotTo(HaveOccurred())
+			var set struct {
+				Keys []map[string]any `json:"keys"`
+			}
+			Expect(json.Unmarshal(b, &set)).To(Succeed())
+			Expect(set.Keys).To(ConsistOf(SatisfyAll(HaveKeyWithValue("alg", alg), HaveKeyWithValue("use", "sig"), Not(HaveKey("d")))))
+		},
+		Entry("Ed25519", func() crypto.Signer { _, k, _ := ed25519.GenerateKey(rand.Reader); return k }, "EdDSA"),
+		Entry("ECDSA P-256", func() crypto.Signer { k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader); return k }, "ES256"),
+		Entry("RSA 2048", func() crypto.Signer { k, _ := rsa.GenerateKey(rand.Reader, 2048); return k }, "RS256"),
+	)
+
+	It("refuses keys it cannot sign safely with", func() {
+		small, err := rsa.GenerateKey(rand.Reader, 1024)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = authn.NewSigner(small, "k", "iss")
+		Expect(err).To(MatchError(ContainSubstring("2048")))
+		p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = authn.NewSigner(p384, "k", "iss")
+		Expect(err).To(MatchError(ContainSubstring("P-256")))
+	})
+
+	It("admits a token only for the verifier's audience", func() {
+		_, key, err := ed25519.GenerateKey(rand.Reader)
+		Expect(err).NotTo(HaveOccurred())
+		signer, err := authn.NewSigner(key, "k1", "iss")
+		Expect(err).NotTo(HaveOccurred())
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "iss", "content")
+		sign := func(aud ...string) string {
+			token, err := signer.Sign(authn.Claims{Subject: "s", TokenUse: authn.TokenUseService, Audience: aud, ExpiresAt: time.Now().Add(time.Minute)})
+			Expect(err).NotTo(HaveOccurred())
+			return token
+		}
+		_, err = verifier.Verify(context.Background(), sign("agentteam", "content"))
+		Expect(err).NotTo(HaveOccurred())
+		for _, token := range []string{sign("agentteam"), sign()} {
+			_, err = verifier.Verify(context.Background(), token)
+			Expect(err).To(HaveOccurred())
+			e, ok := apperr.As(err)
+			Expect(ok).To(BeTrue())
+			Expect(e.Kind).To(Equal(apperr.Unauthenticated))
+		}
+	})
+
 	It("round-trips every claim and fills iss, iat and jti", func() {
 		_, key, err := ed25519.GenerateKey(rand.Reader)
 		Expect(err).NotTo(HaveOccurred())
 		signer, err := authn.NewSigner(key, "k1", "https://identity.example")
 		Expect(err).NotTo(HaveOccurred())
-		verifier := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example")
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example", "")
 
 		exp := time.Now().Add(10 * time.Minute).Truncate(time.Second)
 		token, err := signer.Sign(authn.Claims{
@@ -390,7 +483,7 @@ var _ = Describe("signing and verifying without HTTP", func() {
 		Expect(err).NotTo(HaveOccurred())
 		signer, err := authn.NewSigner(key, "k1", "iss")
 		Expect(err).NotTo(HaveOccurred())
-		verifier := authn.NewStaticVerifier(signer.PublicSet(), "iss")
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "iss", "")
 		token, err := signer.Sign(authn.Claims{Subject: "u", TokenUse: authn.TokenUseAccess, Scopes: []string{"a"}, ExpiresAt: time.Now().Add(2 * time.Second)})
 		Expect(err).NotTo(HaveOccurred())
 
@@ -414,7 +507,7 @@ var _ = Describe("signing and verifying without HTTP", func() {
 		kid := "k1 <&>"
 		signer, err := authn.NewSigner(key, kid, "https://identity.example/")
 		Expect(err).NotTo(HaveOccurred())
-		verifier := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example/")
+		verifier := authn.NewStaticVerifier(signer.PublicSet(), "https://identity.example/", "")
 		now := time.Now()
 		for i, c := range []authn.Claims{
 			{Subject: uuid.NewString(), TenantID: uuid.NewString(), SessionID: uuid.NewString(), TokenUse: authn.TokenUseAccess},
@@ -423,6 +516,8 @@ var _ = Describe("signing and verifying without HTTP", func() {
 			{Subject: "service:content", TokenUse: authn.TokenUseService, Scopes: []string{"content:read", "content:write"}},
 			{Subject: `a"quote\back<lt>gt&amp` + "\x01\tü€😀\u2028\xff", TenantID: "</script>", TokenUse: authn.TokenUseService, Scopes: []string{"<", "&"}},
 			{Subject: "u", TokenUse: authn.TokenUseAccess, Issuer: "other-issuer", ID: "fixed-id"},
+			{Subject: "u", TokenUse: authn.TokenUseAccess, Audience: []string{"motionstudio"}},
+			{Subject: "u", Admin: true, TokenUse: authn.TokenUseService, Audience: []string{"content", "<agentteam&>"}},
 		} {
 			c.IssuedAt, c.ExpiresAt = now.Add(time.Duration(i)*time.Millisecond), now.Add(time.Hour+time.Duration(i)*time.Second)
 			if c.ID == "" {
@@ -518,6 +613,9 @@ func jwxSigned(key ed25519.PrivateKey, kid, issuer string, c authn.Claims) strin
 	}
 	if c.Admin {
 		set("adm", true)
+	}
+	if len(c.Audience) > 0 {
+		set(jwt.AudienceKey, c.Audience)
 	}
 	if c.TenantAdmin {
 		set("tadm", true)

@@ -1,7 +1,13 @@
 package authn
 
 import (
+	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -27,23 +33,37 @@ const (
 	claimScope       = "scope"
 )
 
-// Signer issues tokens with one Ed25519 key. It builds the compact JWS itself (the header jwx
-// makes for the key, then the claims encoded as jwx encodes them: sorted names, HTML-escaped
-// strings, numeric dates in seconds), so a token is byte for byte the one jwx would sign
-// (Ed25519 is deterministic) at a fraction of the cost.
+// The signing algorithms a Signer uses and a Verifier accepts.
+const (
+	AlgEdDSA = "EdDSA"
+	AlgES256 = "ES256"
+	AlgRS256 = "RS256"
+)
+
+// DefaultAudience is the aud of the platform's tokens unless a deployment configures another.
+const DefaultAudience = "motionstudio"
+
+// Signer issues tokens with one key: Ed25519 (EdDSA), ECDSA P-256 (ES256) or RSA of at least
+// 2048 bits (RS256). It builds the compact JWS itself (the header jwx makes for the key, then the
+// claims encoded as jwx encodes them: sorted names, HTML-escaped strings, numeric dates in
+// seconds), so a token is the one jwx would sign (byte for byte with Ed25519, which is
+// deterministic) at a fraction of the cost.
 type Signer struct {
-	raw    ed25519.PrivateKey
+	key    crypto.Signer
+	alg    jwa.SignatureAlgorithm
 	public jwk.Key
 	issuer string
 	// header is the base64url protected header jwx makes for the key: alg, kid and typ.
 	header string
 }
 
-// NewSigner prepares key under the key id kid for tokens from issuer. It fails when the key,
-// the kid or the issuer is missing.
-func NewSigner(key ed25519.PrivateKey, kid, issuer string) (*Signer, error) {
-	if len(key) != ed25519.PrivateKeySize {
-		return nil, errors.New("authn: new signer: key is not an ed25519 private key")
+// NewSigner prepares key under the key id kid for tokens from issuer; the key's type chooses
+// the algorithm. It fails when the key is of another type (or RSA under 2048 bits, or ECDSA on
+// another curve), or the kid or the issuer is missing.
+func NewSigner(key crypto.Signer, kid, issuer string) (*Signer, error) {
+	alg, err := algorithmOf(key)
+	if err != nil {
+		return nil, fmt.Errorf("authn: new signer: %w", err)
 	}
 	if kid == "" || issuer == "" {
 		return nil, errors.New("authn: new signer: kid and issuer are required")
@@ -59,7 +79,7 @@ func NewSigner(key ed25519.PrivateKey, kid, issuer string) (*Signer, error) {
 	for _, k := range []jwk.Key{priv, pub} {
 		if err := setAll(k, map[string]any{
 			jwk.KeyIDKey:     kid,
-			jwk.AlgorithmKey: jwa.EdDSA,
+			jwk.AlgorithmKey: alg,
 			jwk.KeyUsageKey:  jwk.ForSignature,
 		}); err != nil {
 			return nil, fmt.Errorf("authn: new signer: %w", err)
@@ -70,13 +90,39 @@ func NewSigner(key ed25519.PrivateKey, kid, issuer string) (*Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authn: new signer: %w", err)
 	}
-	signed, err := jwt.Sign(probe, jwt.WithKey(jwa.EdDSA, priv))
+	signed, err := jwt.Sign(probe, jwt.WithKey(alg, priv))
 	if err != nil {
 		return nil, fmt.Errorf("authn: new signer: %w", err)
 	}
 	header, _, _ := strings.Cut(string(signed), ".")
-	return &Signer{raw: key, public: pub, issuer: issuer, header: header}, nil
+	return &Signer{key: key, alg: alg, public: pub, issuer: issuer, header: header}, nil
 }
+
+// algorithmOf is the JWS algorithm of a key's type.
+func algorithmOf(key crypto.Signer) (jwa.SignatureAlgorithm, error) {
+	switch k := key.(type) {
+	case ed25519.PrivateKey:
+		if len(k) != ed25519.PrivateKeySize {
+			return "", errors.New("ed25519 key of the wrong size")
+		}
+		return jwa.EdDSA, nil
+	case *ecdsa.PrivateKey:
+		if k.Curve != elliptic.P256() {
+			return "", errors.New("ecdsa key is not on P-256")
+		}
+		return jwa.ES256, nil
+	case *rsa.PrivateKey:
+		if k.N.BitLen() < 2048 {
+			return "", errors.New("rsa key under 2048 bits")
+		}
+		return jwa.RS256, nil
+	default:
+		return "", fmt.Errorf("key type %T is not ed25519, ecdsa p-256 or rsa", key)
+	}
+}
+
+// Algorithm is the JWS alg of the signer's tokens.
+func (s *Signer) Algorithm() string { return s.alg.String() }
 
 // setAll sets each field of a token or key.
 func setAll(t interface{ Set(string, any) error }, fields map[string]any) error {
@@ -90,7 +136,7 @@ func setAll(t interface{ Set(string, any) error }, fields map[string]any) error 
 
 // Sign issues a compact JWT for c. It fills iss with the signer's issuer when empty, iat with
 // the current time when zero and jti with a UUID v7 when empty; the header carries the key id
-// and alg EdDSA. It fails when ExpiresAt is zero or TokenUse is neither TokenUseAccess nor
+// and the signer's alg. It fails when ExpiresAt is zero or TokenUse is neither TokenUseAccess nor
 // TokenUseService.
 func (s *Signer) Sign(c Claims) (string, error) {
 	if c.ExpiresAt.IsZero() {
@@ -115,14 +161,43 @@ func (s *Signer) Sign(c Claims) (string, error) {
 
 	payload := appendClaims(make([]byte, 0, 320), &c)
 	enc := base64.RawURLEncoding
-	buf := make([]byte, 0, len(s.header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(ed25519.SignatureSize))
+	buf := make([]byte, 0, len(s.header)+1+enc.EncodedLen(len(payload))+1+enc.EncodedLen(512))
 	buf = append(buf, s.header...)
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, payload)
-	sig := ed25519.Sign(s.raw, buf)
+	sig, err := s.sign(buf)
+	if err != nil {
+		return "", err
+	}
 	buf = append(buf, '.')
 	buf = enc.AppendEncode(buf, sig)
 	return string(buf), nil
+}
+
+// sign signs the JWS signing input with the signer's algorithm: Ed25519 as is, ES256 as the
+// fixed-size r||s of RFC 7518 section 3.4, RS256 as PKCS #1 v1.5 over SHA-256.
+func (s *Signer) sign(input []byte) ([]byte, error) {
+	switch k := s.key.(type) {
+	case ed25519.PrivateKey:
+		return ed25519.Sign(k, input), nil
+	case *ecdsa.PrivateKey:
+		digest := sha256.Sum256(input)
+		r, ss, err := ecdsa.Sign(rand.Reader, k, digest[:])
+		if err != nil {
+			return nil, fmt.Errorf("authn: sign: %w", err)
+		}
+		sig := make([]byte, 64)
+		r.FillBytes(sig[:32])
+		ss.FillBytes(sig[32:])
+		return sig, nil
+	default:
+		digest := sha256.Sum256(input)
+		sig, err := rsa.SignPKCS1v15(rand.Reader, k.(*rsa.PrivateKey), crypto.SHA256, digest[:])
+		if err != nil {
+			return nil, fmt.Errorf("authn: sign: %w", err)
+		}
+		return sig, nil
+	}
 }
 
 // appendClaims appends the JSON object of c as jwx encodes a token: claim names sorted, empty
@@ -130,7 +205,19 @@ func (s *Signer) Sign(c Claims) (string, error) {
 func appendClaims(b []byte, c *Claims) []byte {
 	b = append(b, '{')
 	if c.Admin {
-		b = append(b, `"adm":true,`...)
+		b = append(b, `"adm":true`...)
+	}
+	if len(c.Audience) > 0 {
+		if c.Admin {
+			b = append(b, ',')
+		}
+		// Marshalling strings cannot fail.
+		aud, _ := json.Marshal(c.Audience)
+		b = append(b, `"aud":`...)
+		b = append(b, aud...)
+		b = append(b, ',')
+	} else if c.Admin {
+		b = append(b, ',')
 	}
 	b = append(b, `"exp":`...)
 	b = strconv.AppendInt(b, c.ExpiresAt.Unix(), 10)
@@ -172,7 +259,10 @@ func appendStringClaim(b []byte, name, v string) []byte {
 	return append(b, '"')
 }
 
-// PublicSet is the JWKS holding the signer's public key (kid, alg EdDSA, use sig), for
+// PublicKey is the signer's public key as a JWK with kid, alg and use sig.
+func (s *Signer) PublicKey() jwk.Key { return s.public }
+
+// PublicSet is the JWKS holding the signer's public key (kid, alg, use sig), for
 // GET /.well-known/jwks.json and NewStaticVerifier. Each call returns a new set, so callers may
 // add the keys of other signers (during a key rotation) to it.
 func (s *Signer) PublicSet() jwk.Set {

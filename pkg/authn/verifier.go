@@ -22,7 +22,11 @@ import (
 const leeway = 30 * time.Second
 
 // defaultMinRefresh applies when VerifierConfig.MinRefresh is zero.
-const defaultMinRefresh = 30 * time.Second
+const defaultMinRefresh = 10 * time.Second
+
+// accepted are the algorithms a token may be signed with; its key must be published for the
+// same one.
+var accepted = map[jwa.SignatureAlgorithm]bool{jwa.EdDSA: true, jwa.ES256: true, jwa.RS256: true}
 
 var (
 	errUnknownKey     = errors.New("authn: unknown key id")
@@ -34,10 +38,11 @@ type keySource interface {
 	key(ctx context.Context, kid string) (jwk.Key, error)
 }
 
-// Verifier checks tokens against a JWKS and an expected issuer, and refuses the tokens of
-// revoked sessions when it knows of them.
+// Verifier checks tokens against a JWKS, an expected issuer and, when set, an expected
+// audience, and refuses the tokens of revoked sessions when it knows of them.
 type Verifier struct {
 	issuer   string
+	audience string
 	keys     keySource
 	verified *verifiedCache
 	revoked  Revocations
@@ -49,10 +54,20 @@ type Revocations interface {
 	Revoked(sessionID string) bool
 }
 
+// KeyLookup finds a public key by key id; a jwk.Set is one.
+type KeyLookup interface {
+	LookupKeyID(kid string) (jwk.Key, bool)
+}
+
 // VerifierConfig locates the issuer's JWKS.
 type VerifierConfig struct {
 	JWKSURL string
 	Issuer  string
+	// Audience, when set, must be one of a token's aud values.
+	Audience string
+	// RefreshInterval is how often the JWKS is fetched in the background. Zero means every
+	// 15 minutes, or the response's Cache-Control max-age when longer.
+	RefreshInterval time.Duration
 	// MinRefresh is the least time between two on-demand JWKS fetches, those caused by a token
 	// whose key id is not in the cached set (or by the first token). Default 30s.
 	MinRefresh time.Duration
@@ -63,8 +78,9 @@ type VerifierConfig struct {
 }
 
 // NewVerifier verifies tokens with keys from cfg.JWKSURL, kept in a jwk.Cache that also refreshes
-// the set in the background until ctx is done (every 15 minutes, or the response's Cache-Control
-// max-age when longer), so keys the issuer withdraws stop being accepted. It does not fetch the
+// the set in the background until ctx is done (every cfg.RefreshInterval), so keys the issuer
+// publishes ahead of signing with them are known before the first token, and keys it withdraws
+// stop being accepted. It does not fetch the
 // JWKS: the first token does, so a service may start before its issuer. It fails only when the
 // URL or the issuer is missing or the URL cannot be registered.
 func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
@@ -77,28 +93,38 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	cache := jwk.NewCache(ctx)
-	if err := cache.Register(cfg.JWKSURL, jwk.WithHTTPClient(cfg.HTTPClient)); err != nil {
+	var cacheOpts []jwk.CacheOption
+	registerOpts := []jwk.RegisterOption{jwk.WithHTTPClient(cfg.HTTPClient)}
+	if cfg.RefreshInterval > 0 {
+		// The cache looks for due refreshes once per window; below a second it would not.
+		cacheOpts = append(cacheOpts, jwk.WithRefreshWindow(max(cfg.RefreshInterval, time.Second)))
+		registerOpts = append(registerOpts, jwk.WithRefreshInterval(cfg.RefreshInterval))
+	}
+	cache := jwk.NewCache(ctx, cacheOpts...)
+	if err := cache.Register(cfg.JWKSURL, registerOpts...); err != nil {
 		return nil, fmt.Errorf("authn: new verifier: register %s: %w", cfg.JWKSURL, err)
 	}
 	return &Verifier{
 		issuer:   cfg.Issuer,
+		audience: cfg.Audience,
 		keys:     &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
 		verified: newVerifiedCache(),
 		revoked:  cfg.Revocations,
 	}, nil
 }
 
-// NewStaticVerifier verifies tokens with the keys of set, for a service that checks the tokens
-// it issues itself.
-func NewStaticVerifier(set jwk.Set, issuer string) *Verifier {
-	return &Verifier{issuer: issuer, keys: staticKeys{set: set}, verified: newVerifiedCache()}
+// NewStaticVerifier verifies tokens with the keys keys finds (a jwk.Set, or a key ring that
+// changes), for a service that checks the tokens it issues itself; an empty audience is not
+// checked.
+func NewStaticVerifier(keys KeyLookup, issuer, audience string) *Verifier {
+	return &Verifier{issuer: issuer, audience: audience, keys: staticKeys{set: keys}, verified: newVerifiedCache()}
 }
 
-// Verify parses raw and checks its signature (EdDSA only), expiry and issuance time (30s leeway),
-// issuer and token_use. It returns an apperr Unauthenticated error when the token is missing,
-// malformed, badly signed, expired, from another issuer, signed with an unknown key or of a
-// revoked session, and an apperr Unavailable error (with RetryAfter) when the key set cannot be
+// Verify parses raw and checks its signature (EdDSA, ES256 or RS256, as its key is published
+// for), expiry and issuance time (30s leeway), issuer, audience and token_use. It returns an
+// apperr Unauthenticated error when the token is missing, malformed, badly signed, expired,
+// from another issuer or for another audience, signed with an unknown key or of a revoked
+// session, and an apperr Unavailable error (with RetryAfter) when the key set cannot be
 // fetched, either before any fetch has succeeded or while refetching it for a key id missing
 // from the cached set. A token verified in the last minute is answered from memory until it
 // expires; its session is checked against the revocations on every call.
@@ -134,8 +160,9 @@ func (v *Verifier) verify(ctx context.Context, raw string) (*Claims, error) {
 		return nil, invalidToken(errors.New("authn: expected exactly one signature"))
 	}
 	hdr := sigs[0].ProtectedHeaders()
-	if hdr.Algorithm() != jwa.EdDSA {
-		return nil, invalidToken(fmt.Errorf("authn: algorithm %q refused", hdr.Algorithm()))
+	alg := hdr.Algorithm()
+	if !accepted[alg] {
+		return nil, invalidToken(fmt.Errorf("authn: algorithm %q refused", alg))
 	}
 	if hdr.KeyID() == "" {
 		return nil, invalidToken(errors.New("authn: token has no kid"))
@@ -147,14 +174,21 @@ func (v *Verifier) verify(ctx context.Context, raw string) (*Claims, error) {
 		}
 		return nil, err
 	}
+	if key.Algorithm().String() != alg.String() {
+		return nil, invalidToken(fmt.Errorf("authn: algorithm %q is not the one of key %q", alg, hdr.KeyID()))
+	}
 
-	tok, err := jwt.Parse([]byte(raw),
-		jwt.WithKey(jwa.EdDSA, key),
+	opts := []jwt.ParseOption{
+		jwt.WithKey(alg, key),
 		jwt.WithValidate(true),
 		jwt.WithIssuer(v.issuer),
 		jwt.WithRequiredClaim(jwt.ExpirationKey),
 		jwt.WithAcceptableSkew(leeway),
-	)
+	}
+	if v.audience != "" {
+		opts = append(opts, jwt.WithAudience(v.audience))
+	}
+	tok, err := jwt.Parse([]byte(raw), opts...)
 	if err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired()) {
 			return nil, apperr.Wrap(err, apperr.Unauthenticated, "token_expired", "The token has expired.")
@@ -180,6 +214,7 @@ func claimsOf(tok jwt.Token) (*Claims, error) {
 		Issuer:    tok.Issuer(),
 		Subject:   tok.Subject(),
 		ID:        tok.JwtID(),
+		Audience:  tok.Audience(),
 		IssuedAt:  tok.IssuedAt(),
 		ExpiresAt: tok.Expiration(),
 	}
@@ -218,8 +253,8 @@ func privateClaim[T any](tok jwt.Token, name string, dst *T) error {
 	return nil
 }
 
-// staticKeys serves keys from a fixed set.
-type staticKeys struct{ set jwk.Set }
+// staticKeys serves keys from a set the caller keeps.
+type staticKeys struct{ set KeyLookup }
 
 func (s staticKeys) key(_ context.Context, kid string) (jwk.Key, error) {
 	if k, ok := s.set.LookupKeyID(kid); ok {

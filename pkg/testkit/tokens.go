@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"time"
 
@@ -53,6 +54,14 @@ func (i *Issuer) Rotate() {
 	defer i.mu.Unlock()
 	i.signer = signer
 	i.keys = append(i.keys, pub)
+}
+
+// Withdraw removes the key kid from the JWKS, as identity-svc does once every token of a retired
+// key has expired.
+func (i *Issuer) Withdraw(kid string) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.keys = slices.DeleteFunc(i.keys, func(k jwk.Key) bool { return k.KeyID() == kid })
 }
 
 func (i *Issuer) serveJWKS(w http.ResponseWriter, r *http.Request) {
@@ -104,8 +113,12 @@ func (i *Issuer) ServiceToken(client string) string {
 	})
 }
 
-// Token signs c as given (expired, another issuer, ...) with the current key.
+// Token signs c as given (expired, another issuer, ...) with the current key; an empty audience
+// becomes authn.DefaultAudience, the one the services expect by default.
 func (i *Issuer) Token(c authn.Claims) string {
+	if c.Audience == nil {
+		c.Audience = []string{authn.DefaultAudience}
+	}
 	raw, err := i.Signer().Sign(c)
 	gomega.Expect(err).NotTo(gomega.HaveOccurred())
 	return raw

@@ -16,7 +16,7 @@ func token(ctx context.Context, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:18183", "address of the JWKS server")
 	out := fs.String("out", "", "file the token is written to")
 	subject := fs.String("subject", "", "the member id the token carries")
-	issuer := fs.String("issuer", "motionstudio-identity", "token issuer")
+	issuer := fs.String("issuer", "http://127.0.0.1:8081", "token issuer (the services' JWT_ISSUER)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

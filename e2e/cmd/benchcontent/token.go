@@ -15,7 +15,7 @@ func token(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:18181", "address of the JWKS server")
 	out := fs.String("out", "", "file the admin token is written to")
-	issuer := fs.String("issuer", "motionstudio-identity", "token issuer")
+	issuer := fs.String("issuer", "http://127.0.0.1:8081", "token issuer (the services' JWT_ISSUER)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

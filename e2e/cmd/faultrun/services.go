@@ -138,7 +138,7 @@ type serviceEnv struct {
 // agentteam, each twice), not started. Content and agentteam replica i trust identity replica
 // i's key set.
 func newPlatform(e serviceEnv, ports []int) *platform {
-	issuer := "motionstudio-identity"
+	issuer := "http://identity.faultrun.local"
 	common := []string{
 		"PATH=/usr/bin:/bin",
 		"NATS_URL=" + e.natsURL,

@@ -89,7 +89,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		return nil, err
 	}
 	revoked := revocation.NewDenyList()
-	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer, Revocations: revoked})
+	verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: cfg.Auth.JWKSURL, Issuer: cfg.Auth.Issuer,
+		Audience: cfg.Auth.Audience, RefreshInterval: cfg.Auth.JWKSRefresh, Revocations: revoked})
 	if err != nil {
 		return nil, err
 	}

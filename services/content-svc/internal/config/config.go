@@ -41,8 +41,14 @@ type Public struct {
 type Auth struct {
 	// JWKSURL is identity-svc's key set, fetched lazily and cached.
 	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
-	// Issuer is the iss every accepted token must carry.
-	Issuer string `env:"JWT_ISSUER" default:"motionstudio-identity"`
+	// JWKSRefresh is how often the key set is fetched in the background, so keys identity-svc
+	// publishes ahead of a rotation are known before they sign; keep it at most identity's
+	// SIGNING_KEY_PREPUBLISH minus the JWKS cache lifetime.
+	JWKSRefresh time.Duration `env:"JWKS_REFRESH_INTERVAL" default:"5m"`
+	// Issuer is the iss every accepted token must carry (identity-svc's JWT_ISSUER).
+	Issuer string `env:"JWT_ISSUER" default:"http://127.0.0.1:8081"`
+	// Audience must be one of the aud values of every accepted token.
+	Audience string `env:"JWT_AUDIENCE" default:"motionstudio"`
 }
 
 // Uploads bounds the AEP source-file uploads. Sizes are bytes; MB and GB are decimal.

@@ -95,7 +95,8 @@ func serviceToken() string {
 	Expect(err).NotTo(HaveOccurred())
 	signer, err := authn.NewSigner(key, kid, cfg.Issuer)
 	Expect(err).NotTo(HaveOccurred())
-	tok, err := signer.Sign(authn.Claims{Subject: "service:gateway", TokenUse: authn.TokenUseService, ExpiresAt: time.Now().Add(10 * time.Minute)})
+	tok, err := signer.Sign(authn.Claims{Subject: "service:gateway", TokenUse: authn.TokenUseService,
+		Audience: []string{cfg.Audience}, ExpiresAt: time.Now().Add(10 * time.Minute)})
 	Expect(err).NotTo(HaveOccurred())
 	return tok
 }

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/service"
@@ -29,10 +31,12 @@ const adminUsage = `usage: identity-svc admin <command> [flags]
 commands:
   create-tenant -slug S -name N -email E [-kind Reseller|Enterprise]
   create-user   -tenant SLUG -email E -password P [-name N] [-platform-admin] [-tenant-admin]
-  token         -tenant SLUG -email E [-ttl 1h]     mint a user access token (local use)`
+  token         -tenant SLUG -email E [-ttl 1h]     mint a user access token (local use)
+  keys list                                        the signing keys and their states
+  keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH`
 
-// Admin runs the operator CLI: it creates tenants and users and mints access tokens, writing
-// one JSON object to out. It migrates the database first, so it works on a fresh one.
+// Admin runs the operator CLI: it creates tenants and users, mints access tokens and lists and
+// rotates the signing keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
 func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
@@ -95,22 +99,33 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		if err != nil {
 			return err
 		}
-		key, err := signingKey(cfg)
+		ring, err := adminRing(ctx, db, cfg)
 		if err != nil {
 			return err
 		}
-		signer, err := newSigner(cfg, key)
-		if err != nil {
-			return err
-		}
-		issued, err := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, nil, service.Now).Access(auth.Subject{
+		issued, err := token.NewIssuer(ring, token.IssuerConfig{AccessTTL: cfg.AccessTokenTTL, Audience: cfg.Audience}, service.Now).Access(auth.Subject{
 			UserID: u.ID, TenantID: u.TenantID, SessionID: service.NewID(), Admin: u.IsAdmin, TenantAdmin: u.IsTenantAdmin,
 		}, *ttl)
 		if err != nil {
 			return err
 		}
 		return enc.Encode(map[string]any{"access_token": issued.Token, "token_type": "Bearer", "expires_in": int(issued.ExpiresIn / time.Second)})
+	case "keys":
+		ring, err := adminRing(ctx, db, cfg)
+		if err != nil {
+			return err
+		}
+		return adminKeys(ctx, ring, args[1:], out)
 	default:
 		return fmt.Errorf("unknown admin command %q\n%s", args[0], adminUsage)
 	}
+}
+
+// adminRing opens the signing keys as a serving replica does.
+func adminRing(ctx context.Context, db *gorm.DB, cfg config.Config) (*token.Ring, error) {
+	key, err := signingKey(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return newRing(ctx, db, cfg, key)
 }

@@ -5,7 +5,6 @@ package app
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -49,10 +48,12 @@ type App struct {
 	// every store that writes users or tenants tells it.
 	heldAccounts *cache.Accounts
 	// workers are what Run runs beside the relay: the HTTP server, the accounts cache's
-	// listener, the password-reset worker and the account (accounts.go) and billing
-	// (billing.go) consumers and sweepers.
+	// listener, the signing keys' reloader, the password-reset worker and the account
+	// (accounts.go) and billing (billing.go) consumers and sweepers.
 	workers []service.Worker
 	closers service.Closers
+	// keys are the signing keys, reread from the database by a worker while Run runs.
+	keys *token.Ring
 }
 
 // Migrate applies the outbox's and the service's migrations.
@@ -101,20 +102,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	signer, err := newSigner(cfg, key)
-	if err != nil {
+	if a.keys, err = newRing(ctx, a.db, cfg, key); err != nil {
 		return nil, err
 	}
-	jwks, err := json.Marshal(signer.PublicSet())
-	if err != nil {
-		return nil, fmt.Errorf("app: encode jwks: %w", err)
-	}
-	clients, err := token.ParseClients(cfg.ServiceClients)
+	clients, err := token.ParseClients(cfg.ServiceClients, cfg.ServiceClientAudiences, cfg.Audience)
 	if err != nil {
 		return nil, err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	issuer := token.NewIssuer(signer, cfg.AccessTokenTTL, cfg.ServiceTokenTTL, clients, service.Now)
+	issuer := token.NewIssuer(a.keys, token.IssuerConfig{AccessTTL: cfg.AccessTokenTTL, ServiceTTL: cfg.ServiceTokenTTL,
+		Audience: cfg.Audience, Clients: clients}, service.Now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
 	a.heldAccounts = cache.NewAccounts(cfg.Auth.RefreshCacheUsers)
 
@@ -141,7 +138,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, a.server, listener)
+	a.workers = append(a.workers, a.server, listener,
+		service.WorkerFunc(func(ctx context.Context) error { return runRing(ctx, a.keys, cfg, log) }))
 	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
 	if err != nil {
 		return nil, err
@@ -154,9 +152,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	verifier := authn.NewStaticVerifier(signer.PublicSet(), cfg.Issuer)
+	verifier := authn.NewStaticVerifier(a.keys, cfg.Issuer, cfg.Audience)
 	areas := []httpx.Area{
-		{Policies: httpapi.Policies(), Mount: httpapi.NewHandler(issuer, jwks, limiter, cfg.TokenRateLimit).Mount},
+		{Policies: httpapi.Policies(), Mount: httpapi.NewHandler(issuer, a.keys, cfg.Issuer, limiter, cfg.TokenRateLimit).Mount},
 		{Policies: accountapi.Policies(verifier), Mount: accountHandler.Mount},
 		{Policies: authapi.Policies(verifier), Mount: authHandler.Mount},
 		{Policies: billingapi.Policies(verifier), Mount: newBillingHandler(a, cfg, writer).Mount},
@@ -190,14 +188,6 @@ func (a *App) Close() { a.closers.Close() }
 // keys that seal secrets at rest.
 func signingKey(cfg config.Config) (ed25519.PrivateKey, error) {
 	return token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
-}
-
-func newSigner(cfg config.Config, key ed25519.PrivateKey) (*authn.Signer, error) {
-	kid, err := token.KeyID(key.Public().(ed25519.PublicKey))
-	if err != nil {
-		return nil, err
-	}
-	return authn.NewSigner(key, kid, cfg.Issuer)
 }
 
 // Purposes of the sealed secrets; each derives its own key when ENCRYPTION_KEY is not set.

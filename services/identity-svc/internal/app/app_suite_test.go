@@ -62,6 +62,7 @@ var _ = BeforeSuite(func() {
 	cfg.SigningKeyFile = ""
 	cfg.GenerateSigningKey = false
 	cfg.ServiceClients = clientID + ":" + clientSecret
+	cfg.ServiceClientAudiences = clientID + "=" + cfg.Audience + " content agentteam"
 	cfg.TokenRateLimit = tokenLimit
 	cfg.HTTP.TrustedProxies = []string{"127.0.0.0/8"}
 	configureTestIdP(&cfg)

@@ -12,6 +12,7 @@ const (
 	InvalidClient        OAuthErrorError = "invalid_client"
 	InvalidRequest       OAuthErrorError = "invalid_request"
 	InvalidScope         OAuthErrorError = "invalid_scope"
+	InvalidTarget        OAuthErrorError = "invalid_target"
 	SlowDown             OAuthErrorError = "slow_down"
 	UnsupportedGrantType OAuthErrorError = "unsupported_grant_type"
 )
@@ -24,6 +25,8 @@ func (e OAuthErrorError) Valid() bool {
 	case InvalidRequest:
 		return true
 	case InvalidScope:
+		return true
+	case InvalidTarget:
 		return true
 	case SlowDown:
 		return true
@@ -63,14 +66,44 @@ type OAuthError struct {
 // OAuthErrorError defines model for OAuthError.Error.
 type OAuthErrorError string
 
+// ProviderMetadata defines model for ProviderMetadata.
+type ProviderMetadata struct {
+	// GrantTypesSupported Example: ["client_credentials"]
+	GrantTypesSupported []string `json:"grant_types_supported"`
+
+	// IdTokenSigningAlgValuesSupported Example: ["EdDSA"]
+	IdTokenSigningAlgValuesSupported []string `json:"id_token_signing_alg_values_supported"`
+
+	// Issuer Example: http://127.0.0.1:8081
+	Issuer string `json:"issuer"`
+
+	// JwksUri Example: http://127.0.0.1:8081/.well-known/jwks.json
+	JwksUri                string   `json:"jwks_uri"`
+	ResponseTypesSupported []string `json:"response_types_supported"`
+
+	// SubjectTypesSupported Example: ["public"]
+	SubjectTypesSupported []string `json:"subject_types_supported"`
+
+	// TokenEndpoint Example: http://127.0.0.1:8081/v1/oauth/token
+	TokenEndpoint string `json:"token_endpoint"`
+
+	// TokenEndpointAuthMethodsSupported Example: ["client_secret_basic","client_secret_post"]
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+}
+
 // TokenRequest defines model for TokenRequest.
 type TokenRequest struct {
+	// Audience The audience the token is for; may repeat (an alternative to resource).
+	Audience     *string `json:"audience,omitempty"`
 	ClientId     *string `json:"client_id,omitempty"`
 	ClientSecret *string `json:"client_secret,omitempty"`
 
 	// GrantType Example: client_credentials
-	GrantType string  `json:"grant_type"`
-	Scope     *string `json:"scope,omitempty"`
+	GrantType string `json:"grant_type"`
+
+	// Resource RFC 8707 resource indicator, the audience the token is for; may repeat.
+	Resource *string `json:"resource,omitempty"`
+	Scope    *string `json:"scope,omitempty"`
 }
 
 // TokenResponse defines model for TokenResponse.
@@ -92,6 +125,12 @@ type ServerInterface interface {
 	// GetJWKS Public keys that verify access and service tokens
 	// (GET /.well-known/jwks.json)
 	GetJWKS(ctx echo.Context) error
+	// GetAuthorizationServerMetadata OAuth 2.0 authorization server metadata
+	// (GET /.well-known/oauth-authorization-server)
+	GetAuthorizationServerMetadata(ctx echo.Context) error
+	// GetOpenIDConfiguration OpenID Connect discovery document
+	// (GET /.well-known/openid-configuration)
+	GetOpenIDConfiguration(ctx echo.Context) error
 	// IssueToken OAuth 2.0 token endpoint (client-credentials grant for service clients)
 	// (POST /v1/oauth/token)
 	IssueToken(ctx echo.Context) error
@@ -108,6 +147,24 @@ func (w *ServerInterfaceWrapper) GetJWKS(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetJWKS(ctx)
+	return err
+}
+
+// GetAuthorizationServerMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAuthorizationServerMetadata(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAuthorizationServerMetadata(ctx)
+	return err
+}
+
+// GetOpenIDConfiguration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOpenIDConfiguration(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOpenIDConfiguration(ctx)
 	return err
 }
 
@@ -167,6 +224,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/.well-known/openid-configuration", wrapper.GetOpenIDConfiguration, options.OperationMiddlewares["getOpenIDConfiguration"]...)
+	router.GET(options.BaseURL+"/.well-known/oauth-authorization-server", wrapper.GetAuthorizationServerMetadata, options.OperationMiddlewares["getAuthorizationServerMetadata"]...)
 	router.GET(options.BaseURL+"/.well-known/jwks.json", wrapper.GetJWKS, options.OperationMiddlewares["getJWKS"]...)
 	router.POST(options.BaseURL+"/v1/oauth/token", wrapper.IssueToken, options.OperationMiddlewares["issueToken"]...)
 

@@ -2,8 +2,11 @@ package token
 
 import (
 	"crypto"
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
@@ -14,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/lestrrat-go/jwx/v2/jwk"
+
+	"github.com/motionstudio/platform/pkg/authn"
 )
 
 // KeySource says where the Ed25519 signing key comes from: an inline base64 seed, a file
@@ -89,9 +94,56 @@ func generateKey(path string) (ed25519.PrivateKey, error) {
 	return key, nil
 }
 
+// checkAlg fails unless alg is one the service signs with.
+func checkAlg(alg string) error {
+	switch alg {
+	case authn.AlgEdDSA, authn.AlgES256, authn.AlgRS256:
+		return nil
+	default:
+		return fmt.Errorf("token: signing algorithm %q: want EdDSA, ES256 or RS256", alg)
+	}
+}
+
+// GenerateKey makes a new private key for alg: Ed25519 for EdDSA, P-256 for ES256, RSA 3072
+// for RS256.
+func GenerateKey(alg string) (crypto.Signer, error) {
+	var (
+		key crypto.Signer
+		err error
+	)
+	switch alg {
+	case authn.AlgEdDSA:
+		_, key, err = ed25519.GenerateKey(rand.Reader)
+	case authn.AlgES256:
+		key, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case authn.AlgRS256:
+		key, err = rsa.GenerateKey(rand.Reader, 3072)
+	default:
+		return nil, checkAlg(alg)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("token: generate %s key: %w", alg, err)
+	}
+	return key, nil
+}
+
+// algorithmOf is the algorithm a key signs with.
+func algorithmOf(key crypto.Signer) (string, error) {
+	switch key.(type) {
+	case ed25519.PrivateKey:
+		return authn.AlgEdDSA, nil
+	case *ecdsa.PrivateKey:
+		return authn.AlgES256, nil
+	case *rsa.PrivateKey:
+		return authn.AlgRS256, nil
+	default:
+		return "", fmt.Errorf("token: key type %T is not ed25519, ecdsa or rsa", key)
+	}
+}
+
 // KeyID is the RFC 7638 thumbprint (SHA-256, base64url) of the public key, used as `kid`, so
 // that the same key always has the same id across replicas and restarts.
-func KeyID(pub ed25519.PublicKey) (string, error) {
+func KeyID(pub crypto.PublicKey) (string, error) {
 	k, err := jwk.FromRaw(pub)
 	if err != nil {
 		return "", fmt.Errorf("token: key id: %w", err)

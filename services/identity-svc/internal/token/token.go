@@ -1,5 +1,6 @@
 // Package token issues the platform's JWTs: user access tokens and service tokens for
-// configured OAuth clients (client-credentials grant).
+// configured OAuth clients (client-credentials grant), signed with the active key of a ring of
+// keys that rotate (ring.go).
 package token
 
 import (
@@ -7,6 +8,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,11 +26,14 @@ type Signer interface {
 type Client struct {
 	ID         string
 	secretHash [sha256.Size]byte
+	// Audiences are the aud values the client may ask for; the first is its default.
+	Audiences []string
 }
 
-// ParseClients reads "id:secret,id2:secret2". It refuses empty ids, empty or short secrets
-// and duplicates.
-func ParseClients(spec string) ([]Client, error) {
+// ParseClients reads the clients "id:secret,id2:secret2" and the audiences each may ask for,
+// "id=aud1 aud2,id2=aud3"; a client not listed there may have defaultAudience only. It refuses
+// empty ids, empty or short secrets, duplicates and audiences of unknown clients.
+func ParseClients(spec, audiences, defaultAudience string) ([]Client, error) {
 	var clients []Client
 	seen := map[string]bool{}
 	for item := range strings.SplitSeq(spec, ",") {
@@ -44,35 +49,56 @@ func ParseClients(spec string) ([]Client, error) {
 			return nil, fmt.Errorf("token: service client %q listed twice", id)
 		}
 		seen[id] = true
-		clients = append(clients, Client{ID: id, secretHash: sha256.Sum256([]byte(secret))})
+		clients = append(clients, Client{ID: id, secretHash: sha256.Sum256([]byte(secret)), Audiences: []string{defaultAudience}})
+	}
+	for item := range strings.SplitSeq(audiences, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		id, list, _ := strings.Cut(item, "=")
+		k := slices.IndexFunc(clients, func(c Client) bool { return c.ID == strings.TrimSpace(id) })
+		if k < 0 || len(strings.Fields(list)) == 0 {
+			return nil, fmt.Errorf("token: audiences of service client %q: want a configured client id=aud1 aud2", id)
+		}
+		clients[k].Audiences = strings.Fields(list)
 	}
 	return clients, nil
 }
 
+// IssuerConfig says what tokens the Issuer mints.
+type IssuerConfig struct {
+	// AccessTTL and ServiceTTL are the lifetimes of access and service tokens.
+	AccessTTL, ServiceTTL time.Duration
+	// Audience is the aud of access tokens.
+	Audience string
+	// Clients are the service clients of the client-credentials grant.
+	Clients []Client
+}
+
 // Issuer mints tokens.
 type Issuer struct {
-	signer     Signer
-	accessTTL  time.Duration
-	serviceTTL time.Duration
-	clients    []Client
-	now        func() time.Time
+	signer Signer
+	cfg    IssuerConfig
+	now    func() time.Time
 }
 
 // NewIssuer returns an Issuer.
-func NewIssuer(signer Signer, accessTTL, serviceTTL time.Duration, clients []Client, now func() time.Time) *Issuer {
-	return &Issuer{signer: signer, accessTTL: accessTTL, serviceTTL: serviceTTL, clients: clients, now: now}
+func NewIssuer(signer Signer, cfg IssuerConfig, now func() time.Time) *Issuer {
+	return &Issuer{signer: signer, cfg: cfg, now: now}
 }
 
-// Access mints a user access token; ttl 0 means the configured default.
+// Access mints a user access token for the configured audience; ttl 0 means the configured
+// default.
 func (i *Issuer) Access(s auth.Subject, ttl time.Duration) (auth.Issued, error) {
 	if ttl <= 0 {
-		ttl = i.accessTTL
+		ttl = i.cfg.AccessTTL
 	}
 	now := i.now()
 	tok, err := i.signer.Sign(authn.Claims{
 		Subject: s.UserID, TenantID: s.TenantID, SessionID: s.SessionID,
 		Admin: s.Admin, TenantAdmin: s.TenantAdmin, TokenUse: authn.TokenUseAccess,
-		IssuedAt: now, ExpiresAt: now.Add(ttl),
+		Audience: []string{i.cfg.Audience}, IssuedAt: now, ExpiresAt: now.Add(ttl),
 	})
 	if err != nil {
 		return auth.Issued{}, fmt.Errorf("token: sign access token: %w", err)
@@ -80,29 +106,40 @@ func (i *Issuer) Access(s auth.Subject, ttl time.Duration) (auth.Issued, error) 
 	return auth.Issued{Token: tok, ExpiresIn: ttl}, nil
 }
 
-// Service checks a client's credentials in constant time and mints a service token. It returns
-// apperr Unauthenticated (code invalid_client) for an unknown client or a wrong secret.
-func (i *Issuer) Service(_ context.Context, clientID, secret string) (auth.Issued, error) {
+// Service checks a client's credentials in constant time and mints a service token for the
+// audiences asked for (RFC 8707 resource indicators), or the client's default audience when
+// none is. It returns apperr Unauthenticated (code invalid_client) for an unknown client or a
+// wrong secret, and apperr Invalid (code invalid_target) for an audience the client may not
+// have.
+func (i *Issuer) Service(_ context.Context, clientID, secret string, audiences []string) (auth.Issued, error) {
 	given := sha256.Sum256([]byte(secret))
 	var match *Client
-	for k := range i.clients {
+	for k := range i.cfg.Clients {
 		// Compare every client so timing does not reveal which ids exist.
-		idOK := subtle.ConstantTimeCompare([]byte(i.clients[k].ID), []byte(clientID))
-		secretOK := subtle.ConstantTimeCompare(i.clients[k].secretHash[:], given[:])
+		idOK := subtle.ConstantTimeCompare([]byte(i.cfg.Clients[k].ID), []byte(clientID))
+		secretOK := subtle.ConstantTimeCompare(i.cfg.Clients[k].secretHash[:], given[:])
 		if idOK&secretOK == 1 {
-			match = &i.clients[k]
+			match = &i.cfg.Clients[k]
 		}
 	}
 	if match == nil {
 		return auth.Issued{}, apperr.E(apperr.Unauthenticated, "invalid_client", "unknown client or wrong secret")
 	}
+	if len(audiences) == 0 {
+		audiences = match.Audiences[:1]
+	}
+	for _, a := range audiences {
+		if !slices.Contains(match.Audiences, a) {
+			return auth.Issued{}, apperr.E(apperr.Invalid, "invalid_target", fmt.Sprintf("audience %q is not allowed for this client", a))
+		}
+	}
 	now := i.now()
 	tok, err := i.signer.Sign(authn.Claims{
-		Subject: "service:" + match.ID, TokenUse: authn.TokenUseService,
-		IssuedAt: now, ExpiresAt: now.Add(i.serviceTTL),
+		Subject: "service:" + match.ID, TokenUse: authn.TokenUseService, Audience: slices.Compact(slices.Sorted(slices.Values(audiences))),
+		IssuedAt: now, ExpiresAt: now.Add(i.cfg.ServiceTTL),
 	})
 	if err != nil {
 		return auth.Issued{}, fmt.Errorf("token: sign service token: %w", err)
 	}
-	return auth.Issued{Token: tok, ExpiresIn: i.serviceTTL}, nil
+	return auth.Issued{Token: tok, ExpiresIn: i.cfg.ServiceTTL}, nil
 }

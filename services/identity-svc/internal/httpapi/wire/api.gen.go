@@ -100,6 +100,31 @@ type Problem struct {
 	Type      string  `json:"type"`
 }
 
+// ProviderMetadata defines model for ProviderMetadata.
+type ProviderMetadata struct {
+	// GrantTypesSupported Example: ["client_credentials"]
+	GrantTypesSupported []string `json:"grant_types_supported"`
+
+	// IdTokenSigningAlgValuesSupported Example: ["EdDSA"]
+	IdTokenSigningAlgValuesSupported []string `json:"id_token_signing_alg_values_supported"`
+
+	// Issuer Example: http://127.0.0.1:8081
+	Issuer string `json:"issuer"`
+
+	// JwksUri Example: http://127.0.0.1:8081/.well-known/jwks.json
+	JwksUri                string   `json:"jwks_uri"`
+	ResponseTypesSupported []string `json:"response_types_supported"`
+
+	// SubjectTypesSupported Example: ["public"]
+	SubjectTypesSupported []string `json:"subject_types_supported"`
+
+	// TokenEndpoint Example: http://127.0.0.1:8081/v1/oauth/token
+	TokenEndpoint string `json:"token_endpoint"`
+
+	// TokenEndpointAuthMethodsSupported Example: ["client_secret_basic","client_secret_post"]
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+}
+
 // Tenant defines model for Tenant.
 type Tenant struct {
 	AllowedOrigins   *[]string          `json:"allowed_origins,omitempty"`
