@@ -99,7 +99,7 @@ func jaegerBin() string {
 	if _, err := os.Stat(bin); err == nil {
 		return bin
 	}
-	gomega.Expect(os.MkdirAll(filepath.Dir(bin), 0o755)).To(gomega.Succeed())
+	gomega.Expect(os.MkdirAll(filepath.Dir(bin), 0o750)).To(gomega.Succeed())
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
 	download := exec.Command("go", "mod", "download", "-json", "github.com/jaegertracing/jaeger@"+JaegerVersion)
 	download.Env = env
