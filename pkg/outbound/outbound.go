@@ -149,6 +149,51 @@ func Classify(err error, u *url.URL) error {
 	return classify(err, u)
 }
 
+// Reasons Reason gives, the texts a user may be shown for a failed request.
+const (
+	ReasonRefused      = "The server's address is not allowed."
+	ReasonTimeout      = "timeout"
+	ReasonConnRefused  = "connection refused"
+	ReasonConnReset    = "connection reset"
+	ReasonNotFound     = "host not found"
+	ReasonTLS          = "TLS handshake failed"
+	ReasonBodyTooLarge = "response body too large"
+	ReasonFailed       = "connection failed"
+)
+
+// Reason says in a few words why a request sent with Do or HTTPClient failed, fit to show the
+// user who gave the URL: it never carries the resolved address, the port or the text of the
+// underlying error, so a delivery log cannot be used to map internal names. Log err itself
+// server-side for the detail. Reason returns "" for a nil error.
+func Reason(err error) string {
+	var (
+		netErr  net.Error
+		dnsErr  *net.DNSError
+		certErr *tls.CertificateVerificationError
+		recErr  tls.RecordHeaderError
+		alert   tls.AlertError
+	)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrRefusedDestination):
+		return ReasonRefused
+	case errors.Is(err, ErrBodyTooLarge):
+		return ReasonBodyTooLarge
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		return ReasonTimeout
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return ReasonConnRefused
+	case errors.Is(err, syscall.ECONNRESET):
+		return ReasonConnReset
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return ReasonNotFound
+	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alert):
+		return ReasonTLS
+	}
+	return ReasonFailed
+}
+
 // cappedTransport checks each request's URL, sets the user agent and caps response bodies.
 type cappedTransport struct {
 	next    http.RoundTripper

@@ -4,11 +4,11 @@ package account
 
 import (
 	"context"
-	"net/mail"
 	"strings"
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	emailrule "github.com/motionstudio/platform/pkg/email"
 )
 
 // User is an account inside one tenant.
@@ -158,10 +158,10 @@ type NewUser struct {
 // CreateUser creates a user with an email and password in the tenant named by slug. It returns
 // apperr Invalid for bad input, NotFound for an unknown tenant and Conflict for a taken email.
 func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
-	email := strings.ToLower(strings.TrimSpace(in.Email))
-	if _, err := mail.ParseAddress(email); err != nil || len(email) > 254 {
+	email, ok := emailrule.Normalize(in.Email)
+	if !ok {
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
-			WithFields(apperr.FieldError{Field: "email", Message: "must be an email address"})
+			WithFields(apperr.FieldError{Field: "email", Message: emailrule.Message})
 	}
 	if f := CheckPassword("password", in.Password); f != nil {
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").WithFields(*f)

@@ -61,7 +61,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	sender := bus.NewSender(outbound.New(outbound.Options{
 		Timeout: acfg.Webhooks.Timeout, MaxBodyBytes: webhook.MaxStoredBody, AllowLoopback: acfg.OutboundAllowLoopback,
 		UserAgent: "MotionStudio-Webhooks/1.0", DNSServer: acfg.OutboundDNSServer,
-	}))
+	}), a.log)
 	deliveries, err := newCountedQueue(hookStore, a.server.Registry)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"time"
 
@@ -148,11 +149,31 @@ var _ = Describe("tenant webhooks", func() {
 		Consistently(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).WithTimeout(time.Second).Should(HaveLen(1))
 		a := deliveryAttempts(adminA, tenantA, id)[0]
 		Expect(a).To(HaveKeyWithValue("succeeded", false))
-		Expect(a).To(HaveKeyWithValue("error_message", ContainSubstring("destination address refused")))
+		Expect(a).To(HaveKeyWithValue("error_message", "The server's address is not allowed."))
+		Expect(a["error_message"]).NotTo(ContainSubstring("169.254"))
 		var status string
 		Expect(testDB().Raw("SELECT status FROM webhook_messages WHERE webhook_id = ?", id).Scan(&status).Error).To(Succeed())
 		Expect(status).To(Equal("Failed"))
 		Expect(recv.requests()).To(BeEmpty())
+	})
+
+	It("logs a delivery to a closed port as a refused connection, without the address", func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		Expect(err).NotTo(HaveOccurred())
+		closed := "http://" + l.Addr().String() + "/hook"
+		Expect(l.Close()).To(Succeed())
+		id, _ := subscribe(adminA, tenantA, closed, "api_key.created")
+		createKey(adminA, tenantA)
+		Eventually(func() []map[string]any { return deliveryAttempts(adminA, tenantA, id) }).WithTimeout(10 * time.Second).ShouldNot(BeEmpty())
+		a := deliveryAttempts(adminA, tenantA, id)[0]
+		Expect(a).To(HaveKeyWithValue("succeeded", false))
+		Expect(a).To(HaveKeyWithValue("error_message", "connection refused"))
+		var stored []string
+		Expect(testDB().Raw("SELECT error_message FROM webhook_deliveries WHERE webhook_id = ?", id).Scan(&stored).Error).To(Succeed())
+		Expect(stored).NotTo(BeEmpty())
+		for _, msg := range stored {
+			Expect(msg).NotTo(MatchRegexp(`\d+\.\d+\.\d+\.\d+`), "no address in the stored log")
+		}
 	})
 
 	It("disables a webhook that answers 410 Gone", func() {

@@ -2,11 +2,11 @@ package auth
 
 import (
 	"context"
-	"net/mail"
 	"regexp"
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
 
@@ -18,14 +18,19 @@ func errInvalidCredentials() error {
 	return apperr.E(apperr.Unauthenticated, "invalid_credentials", "The account or the password is not correct.")
 }
 
-// normalizeEmail lower-cases and trims an email; it reports false when it is not an address.
-func normalizeEmail(raw string) (string, bool) {
-	e := strings.ToLower(strings.TrimSpace(raw))
-	if len(e) > 254 {
-		return e, false
+// givenEmail applies the email rule to an optional email: it returns "" for an empty one, the
+// stored form of an address and apperr Invalid for anything else, so a display-name form such as
+// "bob <bob@x.com>" is refused with the same message by every entry point.
+func givenEmail(raw string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", nil
 	}
-	a, err := mail.ParseAddress(e)
-	return e, err == nil && a.Address == e
+	email, ok := emailrule.Normalize(raw)
+	if !ok {
+		return "", apperr.E(apperr.Invalid, "validation_failed", "The email is not an email address.").
+			WithFields(apperr.FieldError{Field: "email", Message: emailrule.Message})
+	}
+	return email, nil
 }
 
 // normalizePhone drops spaces, dashes and brackets; it reports false when the rest is not E.164.
@@ -56,8 +61,8 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 	}
 	if email != "" {
 		var ok bool
-		if email, ok = normalizeEmail(email); !ok {
-			fields = append(fields, apperr.FieldError{Field: "email", Message: "must be an email address"})
+		if email, ok = emailrule.Normalize(email); !ok {
+			fields = append(fields, apperr.FieldError{Field: "email", Message: emailrule.Message})
 		}
 	}
 	if phone != "" {
@@ -172,7 +177,10 @@ func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenan
 		return nil, nil, err
 	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
-	email, _ := normalizeEmail(in.Email)
+	email, err := givenEmail(in.Email)
+	if err != nil {
+		return nil, nil, err
+	}
 	phone, _ := normalizePhone(in.Phone)
 	account := email
 	if account == "" {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
 
@@ -98,7 +99,7 @@ func (s *Service) oauthUser(ctx context.Context, tenant *Tenant, provider string
 	if err == nil || !apperr.Is(err, apperr.NotFound) {
 		return u, err
 	}
-	email, emailOK := normalizeEmail(id.Email)
+	email, emailOK := emailrule.Normalize(id.Email)
 	if emailOK {
 		existing, err := s.Users.UserByEmail(ctx, tenant.ID, email)
 		switch {

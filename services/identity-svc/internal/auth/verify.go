@@ -133,7 +133,7 @@ type ResetRequest struct {
 // email (or phone) when the account exists and is not banned, and does nothing otherwise. The
 // account is neither looked up nor messaged here, so the answer takes the same time whether or
 // not it exists and the caller cannot tell which. It returns apperr Invalid when the tenant or
-// both email and phone are missing and RateLimited when the address, the account or the tenant
+// both email and phone are missing or the email is not an address, and RateLimited when the address, the account or the tenant
 // asks too often.
 func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 	if strings.TrimSpace(in.TenantSlug) == "" || (strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "") {
@@ -141,7 +141,10 @@ func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 			WithFields(apperr.FieldError{Field: "email", Message: "tenant_slug and an email or a phone number are required"})
 	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
-	email, _ := normalizeEmail(in.Email)
+	email, err := givenEmail(in.Email)
+	if err != nil {
+		return err
+	}
 	phone, _ := normalizePhone(in.Phone)
 	account := email
 	if account == "" {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -128,13 +129,19 @@ func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
 }
 
 // Sender POSTs webhook bodies through the SSRF-safe outbound client.
-type Sender struct{ client *outbound.Client }
+type Sender struct {
+	client *outbound.Client
+	log    *slog.Logger
+}
 
-// NewSender returns a Sender over client.
-func NewSender(client *outbound.Client) *Sender { return &Sender{client: client} }
+// NewSender returns a Sender over client that logs failed sends to log.
+func NewSender(client *outbound.Client, log *slog.Logger) *Sender {
+	return &Sender{client: client, log: log}
+}
 
-// Send POSTs body with headers to url. It returns an error when no HTTP answer was received
-// (unreachable, timeout), wrapping webhook.ErrRefusedDestination when the address is refused.
+// Send POSTs body with headers to url. When no HTTP answer was received (refused, unreachable,
+// timeout) it returns a *webhook.SendError whose reason names no address, wrapping
+// webhook.ErrRefusedDestination when the address is refused, and logs the full error at warn.
 func (s *Sender) Send(ctx context.Context, url string, headers map[string]string, body []byte) (webhook.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -145,16 +152,29 @@ func (s *Sender) Send(ctx context.Context, url string, headers map[string]string
 	}
 	start := time.Now()
 	resp, err := s.client.Do(ctx, req)
-	if errors.Is(err, outbound.ErrRefusedDestination) {
-		return webhook.Response{Duration: time.Since(start)}, fmt.Errorf("%w: %w", webhook.ErrRefusedDestination, err)
-	}
 	if err != nil {
-		return webhook.Response{Duration: time.Since(start)}, err
+		reason := outbound.Reason(err)
+		// The URL may carry a token in its path or query: log its host and the cause only.
+		s.log.WarnContext(ctx, "webhook delivery failed", "host", req.URL.Host, "reason", reason, "error", withoutURL(err))
+		if errors.Is(err, outbound.ErrRefusedDestination) {
+			err = fmt.Errorf("%w: %w", webhook.ErrRefusedDestination, err)
+		}
+		return webhook.Response{Duration: time.Since(start)}, &webhook.SendError{Reason: reason, Err: err}
 	}
 	return webhook.Response{
 		Status: resp.StatusCode, Body: resp.Body, Duration: resp.Duration,
 		RetryAfter: retryAfter(resp.Header.Get("Retry-After"), time.Now()),
 	}, nil
+}
+
+// withoutURL returns the cause of a *url.Error in err's chain, whose text repeats the whole
+// request URL, or err when there is none.
+func withoutURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // retryAfter reads a Retry-After header in seconds or as an HTTP date.

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -125,8 +126,8 @@ func validateBranding(b *Branding) error {
 		v    *string
 	}{{"email_from_address", &b.EmailFromAddress}, {"email_reply_to", &b.EmailReplyTo}} {
 		*f.v = strings.TrimSpace(*f.v)
-		if *f.v != "" && !validEmail(*f.v) {
-			bad(f.name, "must be an email address")
+		if *f.v != "" && !emailrule.Valid(*f.v) {
+			bad(f.name, emailrule.Message)
 		}
 	}
 	if len(b.EmbedAllowedHosts) > maxEmbedHosts {

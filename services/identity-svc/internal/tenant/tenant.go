@@ -7,7 +7,6 @@ package tenant
 
 import (
 	"context"
-	"net/mail"
 	"net/url"
 	"regexp"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
@@ -145,8 +145,8 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, in New) (*Tenant, e
 	if in.Name == "" || utf8.RuneCountInString(in.Name) > 200 {
 		fields = append(fields, apperr.FieldError{Field: "name", Message: "is required and at most 200 characters"})
 	}
-	if !validEmail(in.ContactEmail) {
-		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: "must be an email address"})
+	if !emailrule.Valid(in.ContactEmail) {
+		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: emailrule.Message})
 	}
 	if in.Kind == "" {
 		in.Kind = KindReseller
@@ -263,10 +263,10 @@ func validateUpdate(in *Update) error {
 	if in.Name != nil && (*in.Name == "" || utf8.RuneCountInString(*in.Name) > 200) {
 		fields = append(fields, apperr.FieldError{Field: "name", Message: "must be 1-200 characters"})
 	}
-	if in.ContactEmail != nil && !validEmail(*in.ContactEmail) {
-		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: "must be an email address"})
+	if in.ContactEmail != nil && !emailrule.Valid(*in.ContactEmail) {
+		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: emailrule.Message})
 	}
-	if in.BillingEmail != nil && *in.BillingEmail != "" && !validEmail(*in.BillingEmail) {
+	if in.BillingEmail != nil && *in.BillingEmail != "" && !emailrule.Valid(*in.BillingEmail) {
 		fields = append(fields, apperr.FieldError{Field: "billing_email", Message: "must be an email address or empty"})
 	}
 	fields = append(fields, lengths(map[string]*string{"contact_name": in.ContactName, "contact_phone": in.ContactPhone})...)
@@ -317,12 +317,6 @@ func (s *Service) authorizeManage(a actor.Actor, tenantID string) error {
 }
 
 func notFound() error { return apperr.E(apperr.NotFound, "not_found", "tenant not found") }
-
-func validEmail(s string) bool {
-	s = strings.TrimSpace(s)
-	addr, err := mail.ParseAddress(s)
-	return err == nil && addr.Address == s && len(s) <= 254
-}
 
 func lengths(values map[string]*string) []apperr.FieldError {
 	var fields []apperr.FieldError

@@ -100,6 +100,39 @@ type Queue interface {
 // message fails at once with that reason.
 var ErrRefusedDestination = errors.New("webhook: destination address refused")
 
+// RefusedReason is what the delivery log says of a send refused for its destination address.
+const RefusedReason = "The server's address is not allowed."
+
+// failedReason is what the delivery log says of a failed send whose Sender gave no SendError.
+const failedReason = "The delivery failed."
+
+// SendError is a send that got no HTTP answer. Reason says what happened in words fit for the
+// tenant's delivery log ("connection refused", "timeout"): never a resolved address, a port or
+// other internal detail, which would let a tenant map the platform's network. Err is the full
+// cause, for the server's own log.
+type SendError struct {
+	Reason string
+	Err    error
+}
+
+func (e *SendError) Error() string { return e.Reason }
+
+// Unwrap returns the cause, so errors.Is sees ErrRefusedDestination through a SendError.
+func (e *SendError) Unwrap() error { return e.Err }
+
+// logReason is the text the delivery log shows for a failed send: the SendError's reason, or
+// a fixed text, never the error's own message.
+func logReason(err error) string {
+	var se *SendError
+	switch {
+	case errors.As(err, &se) && se.Reason != "":
+		return se.Reason
+	case errors.Is(err, ErrRefusedDestination):
+		return RefusedReason
+	}
+	return failedReason
+}
+
 // Deliverer runs delivery attempts.
 type Deliverer struct {
 	queue    Queue
@@ -171,7 +204,7 @@ func (d *Deliverer) outcome(m *Message, w *Webhook, sent time.Time, resp Respons
 		DurationMS: int(resp.Duration / time.Millisecond), Attempt: m.Attempt, CreatedAt: sent,
 	}
 	if sendErr != nil {
-		msg := truncate(sendErr.Error(), 500)
+		msg := logReason(sendErr)
 		a.ErrorMessage = &msg
 	} else {
 		status, body := resp.Status, truncate(string(resp.Body), MaxStoredBody)

@@ -76,7 +76,19 @@ var _ = Describe("delivering a message", func() {
 		Expect(q.finished).To(HaveLen(1))
 		Expect(q.finished[0].Status).To(Equal(webhook.StatusFailed))
 		Expect(q.finished[0].NextAttemptAt).To(BeNil())
-		Expect(*q.finished[0].Attempt.ErrorMessage).To(ContainSubstring("destination address refused"))
+		Expect(*q.finished[0].Attempt.ErrorMessage).To(Equal("The server's address is not allowed."))
+	})
+
+	It("logs a failed send by its reason, never by the error's text with the address", func() {
+		for err, want := range map[error]string{
+			&webhook.SendError{Reason: "connection refused", Err: errors.New("dial tcp 10.1.2.3:80: connect: connection refused")}: "connection refused",
+			errors.New("dial tcp 10.1.2.3:80: connect: no route to host"):                                                          "The delivery failed.",
+		} {
+			q := claimable()
+			Expect(newDeliverer(q, func() (webhook.Response, error) { return webhook.Response{}, err }).Deliver(context.Background(), "m1")).To(Succeed())
+			Expect(q.finished).To(HaveLen(1))
+			Expect(*q.finished[0].Attempt.ErrorMessage).To(Equal(want))
+		}
 	})
 
 	It("still retries a destination that does not answer", func() {

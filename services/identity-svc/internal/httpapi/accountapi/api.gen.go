@@ -469,12 +469,12 @@ type TenantBranding struct {
 
 // TenantCreate defines model for TenantCreate.
 type TenantCreate struct {
-	ContactEmail openapi_types.Email `json:"contact_email"`
-	ContactName  *string             `json:"contact_name,omitempty"`
-	ContactPhone *string             `json:"contact_phone,omitempty"`
-	Kind         *TenantCreateKind   `json:"kind,omitempty"`
-	Name         string              `json:"name"`
-	Slug         string              `json:"slug"`
+	ContactEmail string            `json:"contact_email"`
+	ContactName  *string           `json:"contact_name,omitempty"`
+	ContactPhone *string           `json:"contact_phone,omitempty"`
+	Kind         *TenantCreateKind `json:"kind,omitempty"`
+	Name         string            `json:"name"`
+	Slug         string            `json:"slug"`
 }
 
 // TenantCreateKind defines model for TenantCreate.Kind.
@@ -488,12 +488,12 @@ type TenantPage struct {
 
 // TenantUpdate defines model for TenantUpdate.
 type TenantUpdate struct {
-	AllowedOrigins *[]string            `json:"allowed_origins,omitempty"`
-	BillingEmail   *openapi_types.Email `json:"billing_email,omitempty"`
-	ContactEmail   *openapi_types.Email `json:"contact_email,omitempty"`
-	ContactName    *string              `json:"contact_name,omitempty"`
-	ContactPhone   *string              `json:"contact_phone,omitempty"`
-	Name           *string              `json:"name,omitempty"`
+	AllowedOrigins *[]string `json:"allowed_origins,omitempty"`
+	BillingEmail   *string   `json:"billing_email,omitempty"`
+	ContactEmail   *string   `json:"contact_email,omitempty"`
+	ContactName    *string   `json:"contact_name,omitempty"`
+	ContactPhone   *string   `json:"contact_phone,omitempty"`
+	Name           *string   `json:"name,omitempty"`
 }
 
 // TenantUsageDay defines model for TenantUsageDay.

@@ -52,7 +52,7 @@ func (h *Handler) CreateTenant(c echo.Context) error {
 		return err
 	}
 	t, err := h.tenants.Create(c.Request().Context(), caller.Of(c), tenant.New{
-		Slug: body.Slug, Name: body.Name, ContactEmail: string(body.ContactEmail), Kind: string(deref(body.Kind)),
+		Slug: body.Slug, Name: body.Name, ContactEmail: body.ContactEmail, Kind: string(deref(body.Kind)),
 		ContactName: deref(body.ContactName), ContactPhone: deref(body.ContactPhone),
 	})
 	if err != nil {
@@ -87,7 +87,7 @@ func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) erro
 	}
 	t, err := h.tenants.Update(c.Request().Context(), caller.Of(c), tenantID.String(), tenant.Update{
 		Name: body.Name, ContactName: body.ContactName, ContactPhone: body.ContactPhone,
-		ContactEmail: (*string)(body.ContactEmail), BillingEmail: (*string)(body.BillingEmail), AllowedOrigins: body.AllowedOrigins,
+		ContactEmail: body.ContactEmail, BillingEmail: body.BillingEmail, AllowedOrigins: body.AllowedOrigins,
 	})
 	if err != nil {
 		return err

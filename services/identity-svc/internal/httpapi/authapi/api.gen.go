@@ -270,8 +270,8 @@ type RegisterRequest struct {
 	TenantSlug  string  `json:"tenant_slug"`
 }
 
-// RegisterResponse defines model for RegisterResponse.
-type RegisterResponse struct {
+// RegistrationResult defines model for RegistrationResult.
+type RegistrationResult struct {
 	UserId               openapi_types.UUID `json:"user_id"`
 	VerificationRequired bool               `json:"verification_required"`
 }

@@ -104,7 +104,7 @@ func (h *Handler) Register(c echo.Context) error {
 		return err
 	}
 	verify := (u.Email != nil && !u.EmailVerified) || (u.Phone != nil && !u.PhoneVerified)
-	return c.JSON(http.StatusCreated, RegisterResponse{UserId: uuid.MustParse(u.ID), VerificationRequired: verify})
+	return c.JSON(http.StatusCreated, RegistrationResult{UserId: uuid.MustParse(u.ID), VerificationRequired: verify})
 }
 
 // Login checks credentials and opens a session.
