@@ -106,3 +106,12 @@ func (s *ResetJobs) Requeue(ctx context.Context, now time.Time, stale time.Durat
 	var due []resetJobRow
 	return resetJobs.Requeue(ctx, s.db, now.Add(-stale), limit, &due, func(*gorm.DB) error { return nil })
 }
+
+// ResetQueueQuery measures the password-reset requests waiting for a worker (Queued) or held by
+// one (Processing), for pgdb.NewJobQueueCollector, from the password_reset_jobs_due_idx partial
+// index; both states are answered, empty or not.
+const ResetQueueQuery = `SELECT 'password_reset_jobs', s.status, count(j.id)::float8,
+	COALESCE(EXTRACT(EPOCH FROM now() - min(j.created_at)), 0)::float8
+	FROM (VALUES ('Queued'), ('Processing')) AS s (status)
+	LEFT JOIN password_reset_jobs j ON j.status = s.status
+	GROUP BY s.status`
