@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	}
 	a.workers = append(a.workers, a.server, listener,
 		service.WorkerFunc(func(ctx context.Context) error { return runRing(ctx, a.keys, cfg, log) }))
-	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery))
+	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery+" UNION ALL "+store.ResetQueueQuery))
 	if err != nil {
 		return nil, err
 	}

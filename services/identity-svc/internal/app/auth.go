@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/redisx"
@@ -51,6 +52,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	revokedFor := cfg.AccessTokenTTL + time.Minute
 	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
 		store.NewSessionEvents(a.db, writer, revokedFor))
+	resets := store.NewResetJobs(a.db)
 	svc, err := auth.NewService(auth.Deps{
 		Users:    a.heldAccounts.Users(users),
 		Tenants:  store.NewTenants(a.db, writer, a.heldAccounts),
@@ -72,6 +74,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		},
 		Challenges: challenge.NewStore(a.rdb, cfg.Redis.KeyPrefix),
 		Notifier:   notifier,
+		Resets:     resets,
 		Messages: auth.Messages{
 			LinkBase: c.AppBaseURL, EmailCodeTTL: c.EmailCodeTTL, PhoneCodeTTL: c.PhoneCodeTTL,
 			ResetTTL: c.ResetTTL, MaxAttempts: c.CodeMaxAttempts,
@@ -90,10 +93,21 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	if err != nil {
 		return nil, nil, err
 	}
-	a.workers = append(a.workers, service.WorkerFunc(svc.RunResets))
+	if c.ResetWorker {
+		a.workers = append(a.workers,
+			service.WorkerFunc(func(ctx context.Context) error { return svc.RunResets(ctx, c.ResetPoll) }),
+			service.WorkerFunc(func(ctx context.Context) error {
+				return jobs.RunRequeuer(ctx, c.ResetPoll, a.log, "password resets", func(ctx context.Context) (int, error) {
+					return resets.Requeue(ctx, service.Now(), auth.ResetLease, resetRequeueBatch)
+				})
+			}))
+	}
 	pushes := push.NewService(store.NewPushSubscriptions(a.db), service.Now, service.NewID)
 	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
 }
+
+// resetRequeueBatch bounds the password-reset requests one sweep queues again.
+const resetRequeueBatch = 100
 
 // newNotifier picks the message senders: the development notifier (log and
 // notification_outbox, and email also over SMTP when SMTP_ADDR is set) or SMTP and the SMS gateway.

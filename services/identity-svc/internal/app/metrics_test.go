@@ -26,6 +26,10 @@ var _ = Describe("the metrics endpoint", func() {
 			Expect(metricValue("job_queue_depth", "queue", "webhook_messages", "state", state)()).To(BeNumerically(">=", 0))
 			Expect(metricValue("job_queue_oldest_age_seconds", "queue", "webhook_messages", "state", state)()).To(BeNumerically(">=", 0))
 		}
+		for _, state := range []string{"Queued", "Processing"} {
+			Expect(metricValue("job_queue_depth", "queue", "password_reset_jobs", "state", state)()).To(BeNumerically(">=", 0))
+			Expect(metricValue("job_queue_oldest_age_seconds", "queue", "password_reset_jobs", "state", state)()).To(BeNumerically(">=", 0))
+		}
 		Expect(metricValue("outbox_unsent_events")()).To(BeNumerically(">=", 0))
 		Expect(metricValue("outbox_oldest_unsent_age_seconds")()).To(BeNumerically(">=", 0))
 		Expect(metricValue("nats_consumer_pending_messages", "durable", events.DurableWebhookDelivery)()).To(BeNumerically(">=", 0))

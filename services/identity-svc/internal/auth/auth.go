@@ -202,6 +202,8 @@ type Deps struct {
 	Challenges Challenges
 	Notifier   Notifier
 	Messages   Messages
+	// Resets keeps the accepted password-reset requests until RunResets answers them.
+	Resets ResetJobs
 
 	Factors Factors
 	Sealer  Sealer
@@ -218,15 +220,12 @@ type Deps struct {
 	NewID func() string
 }
 
-// resetQueueSize bounds the password-reset requests waiting for RunResets.
-const resetQueueSize = 1024
-
 // Service implements the auth rules.
 type Service struct {
 	Deps
 	dummyHash string
-	// resets are the accepted password-reset requests RunResets looks up and answers.
-	resets chan ResetRequest
+	// wake tells this process's RunResets that RequestReset queued a request.
+	wake chan struct{}
 }
 
 // NewService returns a Service. It hashes a dummy password once, so that logins of unknown
@@ -236,7 +235,7 @@ func NewService(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Service{Deps: d, dummyHash: dummy, resets: make(chan ResetRequest, resetQueueSize)}, nil
+	return &Service{Deps: d, dummyHash: dummy, wake: make(chan struct{}, 1)}, nil
 }
 
 // Grant is the outcome of a successful login or refresh.

@@ -129,12 +129,12 @@ type ResetRequest struct {
 	TenantSlug, Email, Phone, IPAddress string
 }
 
-// RequestReset accepts a password-reset request: RunResets later sends a link to the account's
-// email (or phone) when the account exists and is not banned, and does nothing otherwise. The
-// account is neither looked up nor messaged here, so the answer takes the same time whether or
-// not it exists and the caller cannot tell which. It returns apperr Invalid when the tenant or
-// both email and phone are missing or the email is not an address, and RateLimited when the address, the account or the tenant
-// asks too often.
+// RequestReset accepts a password-reset request: it queues it in Resets, and RunResets later
+// sends a link to the account's email (or phone) when the account exists and is not banned, and
+// does nothing otherwise. The account is neither looked up nor messaged here, so the answer
+// takes the same time whether or not it exists and the caller cannot tell which. It returns
+// apperr Invalid when the tenant or both email and phone are missing or the email is not an
+// address, and RateLimited when the address, the account or the tenant asks too often.
 func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 	if strings.TrimSpace(in.TenantSlug) == "" || (strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "") {
 		return apperr.E(apperr.Invalid, "validation_failed", "The tenant and an email or a phone number are required.").
@@ -159,45 +159,15 @@ func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 	if err := s.Limiter.Check(ctx, "reset:account:"+slug+":"+account, s.Limits.ResetPerAccount); err != nil {
 		return err
 	}
+	job := ResetJob{ID: s.NewID(), TenantSlug: slug, Email: email, Phone: phone, CreatedAt: s.Now()}
+	if err := s.Resets.Add(ctx, job); err != nil {
+		return fmt.Errorf("auth: queue password reset: %w", err)
+	}
 	select {
-	case s.resets <- ResetRequest{TenantSlug: slug, Email: email, Phone: phone, IPAddress: in.IPAddress}:
+	case s.wake <- struct{}{}:
 	default:
-		s.Log.WarnContext(ctx, "auth: password reset queue is full; request dropped", slog.String("tenant_slug", slug))
 	}
 	return nil
-}
-
-// RunResets answers the requests RequestReset accepted until ctx is done: it looks each account
-// up and sends the reset link when the account exists and is not banned. Failures are logged;
-// it returns nil when ctx ends.
-func (s *Service) RunResets(ctx context.Context) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case r := <-s.resets:
-			s.sendReset(ctx, r)
-		}
-	}
-}
-
-// sendReset sends the reset link of one accepted request.
-func (s *Service) sendReset(ctx context.Context, r ResetRequest) {
-	u, _, err := s.findAccount(ctx, r.TenantSlug, r.Email, r.Phone)
-	if err != nil {
-		s.Log.ErrorContext(ctx, "auth: look up password reset account", slog.String("tenant_slug", r.TenantSlug), slog.Any("error", err))
-		return
-	}
-	if u == nil || u.Banned(s.Now()) {
-		return
-	}
-	channel, target := notify.Email, r.Email
-	if r.Email == "" {
-		channel, target = notify.SMS, r.Phone
-	}
-	if err := s.sendChallenge(ctx, PurposeReset, channel, u, target, s.Messages.ResetTTL, false); err != nil {
-		s.Log.ErrorContext(ctx, "auth: send password reset", slog.String("user_id", u.ID), slog.Any("error", err))
-	}
 }
 
 // ConfirmReset sets a new password with a reset token and revokes every session of the user.

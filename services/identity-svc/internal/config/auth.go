@@ -50,6 +50,12 @@ type Auth struct {
 	PhoneCodeTTL time.Duration `env:"PHONE_CODE_TTL" default:"15m"`
 	// ResetTTL is how long a password-reset link and code stay valid.
 	ResetTTL time.Duration `env:"PASSWORD_RESET_TTL" default:"30m"`
+	// ResetWorker runs the password-reset worker in this process. A process without it still
+	// accepts reset requests; they wait in the database for a process that runs it.
+	ResetWorker bool `env:"PASSWORD_RESET_WORKER" default:"true"`
+	// ResetPoll is how often the password-reset worker looks for requests other processes
+	// accepted and queues again those whose worker stopped.
+	ResetPoll time.Duration `env:"PASSWORD_RESET_POLL_INTERVAL" default:"2s"`
 	// CodeMaxAttempts is how many wrong codes a one-time challenge takes before it is burnt.
 	CodeMaxAttempts int `env:"CODE_MAX_ATTEMPTS" default:"5"`
 

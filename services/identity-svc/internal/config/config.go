@@ -93,6 +93,9 @@ func Load() (Config, error) {
 		return c, fmt.Errorf("config: SIGNING_KEY_RELOAD (%s) must be positive and shorter than SIGNING_KEY_PREPUBLISH (%s)",
 			c.SigningKeyReload, c.SigningKeyPrepublish)
 	}
+	if c.Auth.ResetPoll <= 0 {
+		return c, fmt.Errorf("config: PASSWORD_RESET_POLL_INTERVAL (%s) must be positive", c.Auth.ResetPoll)
+	}
 	if u, err := url.Parse(c.Issuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return c, fmt.Errorf("config: JWT_ISSUER %q must be an http(s) URL without query or fragment", c.Issuer)
 	}
