@@ -578,19 +578,25 @@ var _ = Describe("verifying push hooks", func() {
 			a := startApp(func(c *config.Config) { c.SkillSource.WebhookSecret = secret })
 			r := a.Do("POST", "/api/skills/webhook/"+host, "", hookBody, header...)
 			Expect(r.Status).To(Equal(status))
-			if status == http.StatusForbidden {
+			if status == http.StatusUnauthorized {
 				Expect(r.Body).To(BeEmpty())
 			}
 		},
 		Entry("GitHub with the body's HMAC", "github", []string{"X-Hub-Signature-256", sign(secret, hookBody)}, http.StatusOK),
-		Entry("GitHub with another secret's HMAC", "github", []string{"X-Hub-Signature-256", sign("other", hookBody)}, http.StatusForbidden),
-		Entry("GitHub with a signature of another body", "github", []string{"X-Hub-Signature-256", sign(secret, "{}")}, http.StatusForbidden),
-		Entry("GitHub without a signature", "github", nil, http.StatusForbidden),
+		Entry("GitHub with another secret's HMAC", "github", []string{"X-Hub-Signature-256", sign("other", hookBody)}, http.StatusUnauthorized),
+		Entry("GitHub with a signature of another body", "github", []string{"X-Hub-Signature-256", sign(secret, "{}")}, http.StatusUnauthorized),
+		Entry("GitHub without a signature", "github", nil, http.StatusUnauthorized),
 		Entry("Gitea with the body's HMAC", "gitea", []string{"X-Hub-Signature-256", sign(secret, hookBody)}, http.StatusOK),
 		Entry("GitLab with the token", "gitlab", []string{"X-Gitlab-Token", secret}, http.StatusOK),
-		Entry("GitLab with a wrong token", "gitlab", []string{"X-Gitlab-Token", "nope"}, http.StatusForbidden),
-		Entry("an unknown host", "example", []string{"X-Gitlab-Token", secret}, http.StatusForbidden),
+		Entry("GitLab without a token", "gitlab", nil, http.StatusUnauthorized),
+		Entry("GitLab with a wrong token", "gitlab", []string{"X-Gitlab-Token", "nope"}, http.StatusUnauthorized),
+		Entry("an unknown host", "example", []string{"X-Gitlab-Token", secret}, http.StatusUnauthorized),
 	)
+
+	It("accepts an unsigned hook as before when no secret is configured", func() {
+		a := startApp(func(c *config.Config) { c.SkillSource.WebhookSecret = "" })
+		Expect(a.Do("POST", "/api/skills/webhook/github", "", hookBody).Status).To(Equal(http.StatusOK))
+	})
 })
 
 const hookBody = `{"ref":"refs/heads/main","commits":[]}`

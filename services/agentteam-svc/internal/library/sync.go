@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 )
 
@@ -151,7 +150,7 @@ func (s *Service) storeBatch(ctx context.Context, batch []Item, keep map[string]
 // VerifyHook checks a push hook from host: without a configured secret every hook is accepted;
 // with one, GitHub-style hosts must sign the body (X-Hub-Signature-256: sha256=<hex HMAC>) and
 // GitLab-style hosts must send the secret in X-Gitlab-Token, both compared in constant time;
-// any other host is refused. It returns Forbidden.
+// any other host is refused. It returns Unauthenticated (401): the hook proves no identity.
 func (s *Service) VerifyHook(host string, header func(string) string, body []byte) error {
 	secret := s.d.HookSecret
 	if secret == "" {
@@ -171,7 +170,7 @@ func (s *Service) VerifyHook(host string, header func(string) string, body []byt
 			return nil
 		}
 	}
-	return access.Forbidden()
+	return apperr.E(apperr.Unauthenticated, "hook_unsigned", "The push hook is not signed with the configured secret.")
 }
 
 // Syncer runs SyncNow when triggered, debounced: triggers that arrive while it waits or syncs
