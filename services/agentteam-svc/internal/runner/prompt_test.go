@@ -129,7 +129,9 @@ var _ = Describe("framing the user-given names of a prompt", func() {
 
 type fakeSkills []SkillBrief
 
-func (f fakeSkills) Skills(context.Context, string, []string, string) ([]SkillBrief, error) { return f, nil }
+func (f fakeSkills) Skills(context.Context, string, []string, string) ([]SkillBrief, error) {
+	return f, nil
+}
 
 var _ = Describe("the backoff of transient model failures", func() {
 	It("grows from the base, stays under the cap, and is jittered", func() {
