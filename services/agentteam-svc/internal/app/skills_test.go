@@ -481,6 +481,33 @@ var _ = Describe("indexing shared skills with the admin key", func() {
 		Expect(s.Status).To(Equal("Published"), "roles and golden tests under metadata publish an Agent Skills file")
 	})
 
+	It("resolves the commit indexed last among versions that are commits, whatever the hashes' bytes say", func() {
+		api := startApp(withAdminKey)
+		u := newUser()
+		name := key("commits")
+		for _, commit := range []string{"ffff0000", "0000ffff"} {
+			r := api.Do("POST", "/api/skills/index", u.Token, map[string]any{
+				"content":    "---\nname: " + name + "\ndescription: Reads history.\n---\nBody at " + commit + ".\n",
+				"sourcePath": "skills/" + name + "/SKILL.md", "sourceCommit": commit,
+			}, "X-Skills-Admin-Key", adminKey)
+			Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		}
+		versions := skills(client.Do("GET", "/api/skills/"+name, u.Token, nil))
+		Expect(versions).To(HaveLen(2))
+		Expect(versions[0].Version).To(Equal("0000ffff"))
+	})
+
+	It("refuses an Agent Skills file without a description with a 400 naming the field", func() {
+		api := startApp(withAdminKey)
+		u := newUser()
+		name := key("bare")
+		r := api.Do("POST", "/api/skills/index", u.Token, map[string]any{
+			"content": "---\nname: " + name + "\n---\nBody.\n", "sourcePath": "skills/" + name + "/SKILL.md", "sourceCommit": "c1",
+		}, "X-Skills-Admin-Key", adminKey)
+		Expect(r.Status).To(Equal(http.StatusBadRequest))
+		Expect(string(r.Body)).To(ContainSubstring("needs a description"))
+	})
+
 	It("answers content is required. and the malformed document's line", func() {
 		api := startApp(withAdminKey)
 		u := newUser()

@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -202,6 +203,24 @@ var _ = Describe("the resolution order", func() {
 		winner, ok := library.Resolve(items)
 		Expect(ok).To(BeTrue())
 		Expect(winner.ID).To(Equal("5"))
+	})
+
+	It("lets the newer commit win between versions that are commits, whatever the hashes' bytes say", func() {
+		at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+		commit := func(id, hash string, created time.Time) library.Item {
+			it := item(id, "", hash, library.Published)
+			it.Source, it.CreatedAt = library.Source{Commit: hash}, created
+			return it
+		}
+		older, newer := commit("old", "ffff0000", at), commit("new", "0000ffff", at.Add(time.Hour))
+		Expect(library.ResolvesBefore(newer, older)).To(BeTrue())
+		Expect(library.ResolvesBefore(older, newer)).To(BeFalse())
+		winner, _ := library.Resolve([]library.Item{older, newer})
+		Expect(winner.ID).To(Equal("new"))
+
+		named := item("named", "", "1.0", library.Published)
+		named.CreatedAt = at.Add(2 * time.Hour)
+		Expect(library.ResolvesBefore(named, item("nine", "", "9.0", library.Published))).To(BeFalse(), "named versions still compare as strings")
 	})
 
 	It("compares versions as strings, not numbers", func() {

@@ -517,10 +517,16 @@ func (s *Service) storeShared(ctx context.Context, kind Kind, it Item) (Item, er
 	return stored[0], nil
 }
 
-// asShared makes it a new shared Builtin item of the kind with its status and embedding.
+// asShared makes it a new shared Builtin item of the kind with its status and embedding. An
+// item whose version is its source commit is created at the commit's time when the source
+// names it (a sync), else at the time it is indexed, so the resolution order can tell the
+// newer commit.
 func (s *Service) asShared(ctx context.Context, kind Kind, it *Item) {
 	now := s.d.Now()
 	it.ID, it.Kind, it.OrganizationID, it.Origin, it.CreatedAt, it.UpdatedAt = s.d.NewID(), kind, "", Builtin, now, now
+	if it.commitVersion() && !it.Source.At.IsZero() {
+		it.CreatedAt = it.Source.At
+	}
 	s.prepare(ctx, it)
 }
 

@@ -24,10 +24,11 @@ type SourceFile struct {
 	Content []byte
 }
 
-// Snapshot is the shared source at one point: where it is, its commit (empty for a plain
-// directory) and its SKILL.md files.
+// Snapshot is the shared source at one point: where it is, its commit and the commit's time
+// (empty and zero for a plain directory) and its SKILL.md files.
 type Snapshot struct {
 	Repo, Commit string
+	At           time.Time
 	Files        []SourceFile
 }
 
@@ -82,7 +83,7 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		if path.Base(f.Path) != SkillFile {
 			continue
 		}
-		it, err := Parse(string(f.Content), Source{Repo: snap.Repo, Path: f.Path, Commit: snap.Commit})
+		it, err := Parse(string(f.Content), Source{Repo: snap.Repo, Path: f.Path, Commit: snap.Commit, At: snap.At})
 		if err == nil && seen[identity(it)] != "" {
 			err = field.Invalid("%s version %s is already defined by %s.", it.Key, it.Version, seen[identity(it)])
 		}
