@@ -4,9 +4,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -561,6 +564,57 @@ var _ = Describe("syncing the shared Git source", func() {
 		Expect(res.Withdrawn).To(Equal(2), "the removed file's skill and beta's version of the previous commit")
 		Expect(client.Do("GET", "/api/skills/"+a, u.Token, nil).Status).To(Equal(http.StatusNotFound))
 		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))).To(HaveLen(1))
+	})
+
+	It("embeds and rewrites only the files whose content changed", func() {
+		var embedded atomic.Int64
+		stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct{ Input []string }
+			Expect(json.NewDecoder(r.Body).Decode(&req)).To(Succeed())
+			embedded.Add(int64(len(req.Input)))
+			data := make([]map[string]any, len(req.Input))
+			for i := range req.Input {
+				v := make([]float64, 384)
+				v[i%384] = 1
+				data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			Expect(json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": "stub", "data": data, "usage": map[string]any{}})).To(Succeed())
+		}))
+		DeferCleanup(stub.Close)
+		src := newGitSource()
+		a, b := key("steady"), key("moving")
+		src.commit(map[string]*string{
+			"skills/" + a + "/SKILL.md": ptr("---\nname: " + a + "\ndescription: Steady.\n---\nSteady body.\n"),
+			"skills/" + b + "/SKILL.md": ptr(document(b, "1.0", true, "")),
+		})
+		api := startApp(func(c *config.Config) { withAdminKey(c); withEmbeddings(stub.URL)(c); c.SkillSource.GitURL = src.Bare })
+		u := newUser()
+		sync := func() {
+			GinkgoHelper()
+			r := api.Do("POST", "/api/skills/sync", u.Token, nil, "X-Skills-Admin-Key", adminKey)
+			Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		}
+		Eventually(func() int { return client.Do("GET", "/api/skills/"+b, u.Token, nil).Status }).Should(Equal(http.StatusOK), "synced at start-up")
+		first := embedded.Load()
+		steady := skills(client.Do("GET", "/api/skills/"+a, u.Token, nil))
+		moving := skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))
+		Expect(moving).To(HaveLen(1))
+
+		By("a sync of the same commit embeds and rewrites nothing")
+		sync()
+		Expect(embedded.Load()).To(Equal(first))
+		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))).To(Equal(moving))
+
+		By("a commit that changes one file embeds that file only")
+		commit := src.commit(map[string]*string{"skills/" + b + "/SKILL.md": ptr(document(b, "1.0", true, "") + "More.\n")})
+		sync()
+		Expect(embedded.Load()).To(Equal(first + 1))
+		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))[0].SourceCommit).To(Equal(commit))
+		now := skills(client.Do("GET", "/api/skills/"+a, u.Token, nil))
+		Expect(now).To(HaveLen(1))
+		Expect(now[0].Version).To(Equal(commit), "the unchanged file still takes the newest commit as its version")
+		Expect(now[0].Version).NotTo(Equal(steady[0].Version))
 	})
 
 	It("re-syncs on an anonymous push hook", func() {

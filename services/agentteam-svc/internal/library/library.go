@@ -66,6 +66,8 @@ type Source struct {
 	Repo, Path, Commit string
 	// At is the commit's time; zero when the source names none (a directory, POST /index).
 	At time.Time
+	// Hash is the SHA-256 (hex) of the file a sync read; empty for a document indexed otherwise.
+	Hash string
 }
 
 // Item is one version of a document of a library.
