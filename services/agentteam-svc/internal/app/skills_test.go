@@ -4,9 +4,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -481,6 +484,33 @@ var _ = Describe("indexing shared skills with the admin key", func() {
 		Expect(s.Status).To(Equal("Published"), "roles and golden tests under metadata publish an Agent Skills file")
 	})
 
+	It("resolves the commit indexed last among versions that are commits, whatever the hashes' bytes say", func() {
+		api := startApp(withAdminKey)
+		u := newUser()
+		name := key("commits")
+		for _, commit := range []string{"ffff0000", "0000ffff"} {
+			r := api.Do("POST", "/api/skills/index", u.Token, map[string]any{
+				"content":    "---\nname: " + name + "\ndescription: Reads history.\n---\nBody at " + commit + ".\n",
+				"sourcePath": "skills/" + name + "/SKILL.md", "sourceCommit": commit,
+			}, "X-Skills-Admin-Key", adminKey)
+			Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		}
+		versions := skills(client.Do("GET", "/api/skills/"+name, u.Token, nil))
+		Expect(versions).To(HaveLen(2))
+		Expect(versions[0].Version).To(Equal("0000ffff"))
+	})
+
+	It("refuses an Agent Skills file without a description with a 400 naming the field", func() {
+		api := startApp(withAdminKey)
+		u := newUser()
+		name := key("bare")
+		r := api.Do("POST", "/api/skills/index", u.Token, map[string]any{
+			"content": "---\nname: " + name + "\n---\nBody.\n", "sourcePath": "skills/" + name + "/SKILL.md", "sourceCommit": "c1",
+		}, "X-Skills-Admin-Key", adminKey)
+		Expect(r.Status).To(Equal(http.StatusBadRequest))
+		Expect(string(r.Body)).To(ContainSubstring("needs a description"))
+	})
+
 	It("answers content is required. and the malformed document's line", func() {
 		api := startApp(withAdminKey)
 		u := newUser()
@@ -536,6 +566,57 @@ var _ = Describe("syncing the shared Git source", func() {
 		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))).To(HaveLen(1))
 	})
 
+	It("embeds and rewrites only the files whose content changed", func() {
+		var embedded atomic.Int64
+		stub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var req struct{ Input []string }
+			Expect(json.NewDecoder(r.Body).Decode(&req)).To(Succeed())
+			embedded.Add(int64(len(req.Input)))
+			data := make([]map[string]any, len(req.Input))
+			for i := range req.Input {
+				v := make([]float64, 384)
+				v[i%384] = 1
+				data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+			}
+			w.Header().Set("Content-Type", "application/json")
+			Expect(json.NewEncoder(w).Encode(map[string]any{"object": "list", "model": "stub", "data": data, "usage": map[string]any{}})).To(Succeed())
+		}))
+		DeferCleanup(stub.Close)
+		src := newGitSource()
+		a, b := key("steady"), key("moving")
+		src.commit(map[string]*string{
+			"skills/" + a + "/SKILL.md": ptr("---\nname: " + a + "\ndescription: Steady.\n---\nSteady body.\n"),
+			"skills/" + b + "/SKILL.md": ptr(document(b, "1.0", true, "")),
+		})
+		api := startApp(func(c *config.Config) { withAdminKey(c); withEmbeddings(stub.URL)(c); c.SkillSource.GitURL = src.Bare })
+		u := newUser()
+		sync := func() {
+			GinkgoHelper()
+			r := api.Do("POST", "/api/skills/sync", u.Token, nil, "X-Skills-Admin-Key", adminKey)
+			Expect(r.Status).To(Equal(http.StatusOK), string(r.Body))
+		}
+		Eventually(func() int { return client.Do("GET", "/api/skills/"+b, u.Token, nil).Status }).Should(Equal(http.StatusOK), "synced at start-up")
+		first := embedded.Load()
+		steady := skills(client.Do("GET", "/api/skills/"+a, u.Token, nil))
+		moving := skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))
+		Expect(moving).To(HaveLen(1))
+
+		By("a sync of the same commit embeds and rewrites nothing")
+		sync()
+		Expect(embedded.Load()).To(Equal(first))
+		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))).To(Equal(moving))
+
+		By("a commit that changes one file embeds that file only")
+		commit := src.commit(map[string]*string{"skills/" + b + "/SKILL.md": ptr(document(b, "1.0", true, "") + "More.\n")})
+		sync()
+		Expect(embedded.Load()).To(Equal(first + 1))
+		Expect(skills(client.Do("GET", "/api/skills/"+b, u.Token, nil))[0].SourceCommit).To(Equal(commit))
+		now := skills(client.Do("GET", "/api/skills/"+a, u.Token, nil))
+		Expect(now).To(HaveLen(1))
+		Expect(now[0].Version).To(Equal(commit), "the unchanged file still takes the newest commit as its version")
+		Expect(now[0].Version).NotTo(Equal(steady[0].Version))
+	})
+
 	It("re-syncs on an anonymous push hook", func() {
 		src := newGitSource()
 		k := key("hook")
@@ -578,19 +659,25 @@ var _ = Describe("verifying push hooks", func() {
 			a := startApp(func(c *config.Config) { c.SkillSource.WebhookSecret = secret })
 			r := a.Do("POST", "/api/skills/webhook/"+host, "", hookBody, header...)
 			Expect(r.Status).To(Equal(status))
-			if status == http.StatusForbidden {
+			if status == http.StatusUnauthorized {
 				Expect(r.Body).To(BeEmpty())
 			}
 		},
 		Entry("GitHub with the body's HMAC", "github", []string{"X-Hub-Signature-256", sign(secret, hookBody)}, http.StatusOK),
-		Entry("GitHub with another secret's HMAC", "github", []string{"X-Hub-Signature-256", sign("other", hookBody)}, http.StatusForbidden),
-		Entry("GitHub with a signature of another body", "github", []string{"X-Hub-Signature-256", sign(secret, "{}")}, http.StatusForbidden),
-		Entry("GitHub without a signature", "github", nil, http.StatusForbidden),
+		Entry("GitHub with another secret's HMAC", "github", []string{"X-Hub-Signature-256", sign("other", hookBody)}, http.StatusUnauthorized),
+		Entry("GitHub with a signature of another body", "github", []string{"X-Hub-Signature-256", sign(secret, "{}")}, http.StatusUnauthorized),
+		Entry("GitHub without a signature", "github", nil, http.StatusUnauthorized),
 		Entry("Gitea with the body's HMAC", "gitea", []string{"X-Hub-Signature-256", sign(secret, hookBody)}, http.StatusOK),
 		Entry("GitLab with the token", "gitlab", []string{"X-Gitlab-Token", secret}, http.StatusOK),
-		Entry("GitLab with a wrong token", "gitlab", []string{"X-Gitlab-Token", "nope"}, http.StatusForbidden),
-		Entry("an unknown host", "example", []string{"X-Gitlab-Token", secret}, http.StatusForbidden),
+		Entry("GitLab without a token", "gitlab", nil, http.StatusUnauthorized),
+		Entry("GitLab with a wrong token", "gitlab", []string{"X-Gitlab-Token", "nope"}, http.StatusUnauthorized),
+		Entry("an unknown host", "example", []string{"X-Gitlab-Token", secret}, http.StatusUnauthorized),
 	)
+
+	It("accepts an unsigned hook as before when no secret is configured", func() {
+		a := startApp(func(c *config.Config) { c.SkillSource.WebhookSecret = "" })
+		Expect(a.Do("POST", "/api/skills/webhook/github", "", hookBody).Status).To(Equal(http.StatusOK))
+	})
 })
 
 const hookBody = `{"ref":"refs/heads/main","commits":[]}`

@@ -188,7 +188,7 @@ var _ = Describe("the agent-run worker", func() {
 		Expect(r.Prompt).To(ContainSubstring("Check every acceptance criterion twice."))
 		Expect(r.Prompt).To(ContainSubstring("Wiki / summarize: Summarize a page"))
 		Expect(r.Prompt).To(ContainSubstring("1. The export dialog must keep the last chosen format."))
-		Expect(r.Prompt).To(MatchRegexp(`(?s)Product: Lumen.*Operating guide.*Team memory.*MCP tool catalog.*## Task\nType: Review\nTitle: Review the export dialog`))
+		Expect(r.Prompt).To(MatchRegexp(`(?s)Product: "Lumen".*Operating guide.*Team memory.*MCP tool catalog.*## Task\nType: Review\nTitle: Review the export dialog`))
 		Expect(r.Prompt).To(ContainSubstring("untrusted"))
 
 		calls := model.calls()

@@ -104,7 +104,7 @@ func (g *Git) Snapshot(ctx context.Context) (library.Snapshot, error) {
 	if err != nil {
 		return library.Snapshot{}, fmt.Errorf("gitsource: read tree of %s: %w", ref.Hash(), err)
 	}
-	snap := library.Snapshot{Repo: g.URL, Commit: ref.Hash().String()}
+	snap := library.Snapshot{Repo: g.URL, Commit: ref.Hash().String(), At: commit.Committer.When.UTC()}
 	err = tree.Files().ForEach(func(f *object.File) error {
 		if path.Base(f.Name) != library.SkillFile {
 			return nil

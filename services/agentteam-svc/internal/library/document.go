@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -142,9 +143,13 @@ func readHeader(root *yaml.Node) (*header, error) {
 			}
 		case "roles":
 			h.roles, err = strList(k.Value, v, ",")
-		case "tools", "allowed-tools":
+		case "tools":
 			var list []string
 			list, err = strList(k.Value, v, " ")
+			h.tools = append(h.tools, list...)
+		case "allowed-tools":
+			var list []string
+			list, err = strList(k.Value, v, toolSep)
 			h.tools = append(h.tools, list...)
 		case "context":
 			h.context, err = strList(k.Value, v, "\n")
@@ -197,9 +202,12 @@ func strList(name string, v *yaml.Node, sep string) ([]string, error) {
 
 func splitList(s, sep string) []string {
 	var parts []string
-	if sep == " " {
+	switch sep {
+	case " ":
 		parts = strings.Fields(s)
-	} else {
+	case toolSep:
+		parts = toolEntries(s)
+	default:
 		parts = strings.Split(s, sep)
 	}
 	out := make([]string, 0, len(parts))
@@ -209,6 +217,34 @@ func splitList(s, sep string) []string {
 		}
 	}
 	return out
+}
+
+// toolSep marks the Agent Skills allowed-tools rule for splitList.
+const toolSep = "allowed-tools"
+
+// toolEntries splits an Agent Skills allowed-tools value into its tools: the format's entries
+// are separated by white space or commas, and a tool's parenthesised pattern is part of its
+// entry, so "Bash(git log:*) Read" is two tools, not three.
+func toolEntries(s string) []string {
+	var (
+		out   []string
+		cur   strings.Builder
+		depth int
+	)
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || unicode.IsSpace(r)):
+			out = append(out, cur.String())
+			cur.Reset()
+			continue
+		}
+		cur.WriteRune(r)
+	}
+	return append(out, cur.String())
 }
 
 // fields reads a list of mappings whose values are single values, keyed by the allowed names.
@@ -363,6 +399,8 @@ func checkDocument(it Item, h *header) error {
 		return malformed(line, "%s must be 1-64 lower-case letters, digits and single hyphens, without a leading or trailing hyphen", keyName)
 	case it.Version == "":
 		return malformed(2, "the header needs a version (version, metadata.version, or the source commit)")
+	case keyName == "name" && h.values["description"] == "":
+		return malformed(line, "an Agent Skills document needs a description")
 	}
 	if folder := folderOf(it.Source.Path); keyName == "name" && folder != "" && folder != it.Key {
 		h.warnings = append(h.warnings, fmt.Sprintf("line %d: name %q does not match its folder %q", line, it.Key, folder))

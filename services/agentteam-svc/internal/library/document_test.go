@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -122,6 +123,30 @@ Use pypdf.
 		Expect(it.Body).To(Equal("Body\n"))
 	})
 
+	DescribeTable("splits allowed-tools as the Agent Skills format does, keeping a tool's parenthesised pattern whole",
+		func(value string, tools []string) {
+			it, err := library.Parse("---\nname: git\ndescription: Reads history.\nallowed-tools: "+value+"\n---\nBody.\n",
+				library.Source{Path: "git/SKILL.md", Commit: "c1"})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(it.Tools).To(Equal(tools))
+		},
+		Entry("a pattern with a space", `"Bash(git log:*) Read"`, []string{"Bash(git log:*)", "Read"}),
+		Entry("commas and spaces", `"Bash(git diff:*), Bash(git log --oneline:*),Read  Grep"`,
+			[]string{"Bash(git diff:*)", "Bash(git log --oneline:*)", "Read", "Grep"}),
+		Entry("a comma inside a pattern", `"Bash(jq -r a,b:*) Write"`, []string{"Bash(jq -r a,b:*)", "Write"}),
+	)
+
+	It("refuses an Agent Skills document without a description, naming the field, and keeps our header format as it was", func() {
+		_, err := library.Parse("---\nname: bare\nmetadata:\n  version: \"1\"\n---\nBody.\n", library.Source{Path: "bare/SKILL.md"})
+		Expect(invalid(err)).To(Equal("Malformed document: line 2: an Agent Skills document needs a description."))
+		_, err = library.Parse("---\nname: bare\ndescription: \"  \"\n---\nBody.\n", library.Source{Path: "bare/SKILL.md", Commit: "c1"})
+		Expect(invalid(err)).To(ContainSubstring("needs a description"))
+
+		it, err := library.Parse("---\nskillKey: own\nname: Own\nversion: \"1\"\n---\nBody.\n", library.Source{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(it.Key).To(Equal("own"))
+	})
+
 	DescribeTable("a malformed document is a 400 saying what is wrong and on which line",
 		func(doc, message string) {
 			_, err := library.Parse(doc, library.Source{})
@@ -178,6 +203,24 @@ var _ = Describe("the resolution order", func() {
 		winner, ok := library.Resolve(items)
 		Expect(ok).To(BeTrue())
 		Expect(winner.ID).To(Equal("5"))
+	})
+
+	It("lets the newer commit win between versions that are commits, whatever the hashes' bytes say", func() {
+		at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+		commit := func(id, hash string, created time.Time) library.Item {
+			it := item(id, "", hash, library.Published)
+			it.Source, it.CreatedAt = library.Source{Commit: hash}, created
+			return it
+		}
+		older, newer := commit("old", "ffff0000", at), commit("new", "0000ffff", at.Add(time.Hour))
+		Expect(library.ResolvesBefore(newer, older)).To(BeTrue())
+		Expect(library.ResolvesBefore(older, newer)).To(BeFalse())
+		winner, _ := library.Resolve([]library.Item{older, newer})
+		Expect(winner.ID).To(Equal("new"))
+
+		named := item("named", "", "1.0", library.Published)
+		named.CreatedAt = at.Add(2 * time.Hour)
+		Expect(library.ResolvesBefore(named, item("nine", "", "9.0", library.Published))).To(BeFalse(), "named versions still compare as strings")
 	})
 
 	It("compares versions as strings, not numbers", func() {

@@ -64,6 +64,10 @@ type GoldenTest struct {
 // Source says where a shared document was read from.
 type Source struct {
 	Repo, Path, Commit string
+	// At is the commit's time; zero when the source names none (a directory, POST /index).
+	At time.Time
+	// Hash is the SHA-256 (hex) of the file a sync read; empty for a document indexed otherwise.
+	Hash string
 }
 
 // Item is one version of a document of a library.
@@ -117,8 +121,9 @@ func (it *Item) derive() {
 }
 
 // ResolvesBefore is the one resolution order: Published first, organization-owned over shared,
-// then the latest version by ordinal string comparison (the id breaks the remaining ties so
-// the order is total).
+// then the latest version: between two versions that are commits (files that name no version)
+// the newer commit, by its time, else by ordinal string comparison (the id breaks the remaining
+// ties so the order is total). A hash's bytes say nothing of its age.
 func ResolvesBefore(a, b Item) bool { return resolution(a, b) < 0 }
 
 func resolution(a, b Item) int {
@@ -134,11 +139,20 @@ func resolution(a, b Item) int {
 		}
 		return 1
 	}
+	if a.commitVersion() && b.commitVersion() {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+	}
 	if c := strings.Compare(b.Version, a.Version); c != 0 {
 		return c
 	}
 	return strings.Compare(a.ID, b.ID)
 }
+
+// commitVersion reports whether the item's version is its source commit; its creation time is
+// then the commit's time (see Service.asShared).
+func (it Item) commitVersion() bool { return it.Source.Commit != "" && it.Version == it.Source.Commit }
 
 // Order sorts items by key, and per key in resolution order.
 func Order(items []Item) {

@@ -70,7 +70,8 @@ type Store interface {
 	Marketplace(ctx context.Context, l Listed, p Page) ([]Item, error)
 	// Owned reports which of the "key\x00version" identities the organization has.
 	Owned(ctx context.Context, kind Kind, organizationID string, identities []string) (map[string]bool, error)
-	// SharedFrom returns the shared items of the kind read from repo (without bodies).
+	// SharedFrom returns the shared items of the kind read from repo (without bodies, with their
+	// content hash and embedding).
 	SharedFrom(ctx context.Context, kind Kind, repo string) ([]Item, error)
 	// Delete removes the items.
 	Delete(ctx context.Context, ids []string) error
@@ -517,11 +518,28 @@ func (s *Service) storeShared(ctx context.Context, kind Kind, it Item) (Item, er
 	return stored[0], nil
 }
 
-// asShared makes it a new shared Builtin item of the kind with its status and embedding.
+// asShared makes it a new shared Builtin item of the kind with its status and embedding. An
+// item whose version is its source commit is created at the commit's time when the source
+// names it (a sync), else at the time it is indexed, so the resolution order can tell the
+// newer commit.
 func (s *Service) asShared(ctx context.Context, kind Kind, it *Item) {
+	s.asSharedWith(ctx, kind, it, nil)
+}
+
+// asSharedWith is asShared that reuses embedding, when there is one, instead of computing it:
+// a sync's file whose content did not change keeps the vector it had.
+func (s *Service) asSharedWith(ctx context.Context, kind Kind, it *Item, embedding []float32) {
 	now := s.d.Now()
 	it.ID, it.Kind, it.OrganizationID, it.Origin, it.CreatedAt, it.UpdatedAt = s.d.NewID(), kind, "", Builtin, now, now
-	s.prepare(ctx, it)
+	if it.commitVersion() && !it.Source.At.IsZero() {
+		it.CreatedAt = it.Source.At
+	}
+	if embedding == nil {
+		s.prepare(ctx, it)
+		return
+	}
+	it.derive()
+	it.Embedding = embedding
 }
 
 // admin checks the platform admin key in constant time.

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 )
 
@@ -25,10 +24,11 @@ type SourceFile struct {
 	Content []byte
 }
 
-// Snapshot is the shared source at one point: where it is, its commit (empty for a plain
-// directory) and its SKILL.md files.
+// Snapshot is the shared source at one point: where it is, its commit and the commit's time
+// (empty and zero for a plain directory) and its SKILL.md files.
 type Snapshot struct {
 	Repo, Commit string
+	At           time.Time
 	Files        []SourceFile
 }
 
@@ -60,10 +60,11 @@ func (s *Service) Sync(ctx context.Context, adminKey string) (SyncResult, error)
 }
 
 // SyncNow re-reads the shared source: every SKILL.md is indexed as a shared skill with its repo,
-// path and commit; a bad file is reported and skipped; a shared skill of this repo that is no
-// longer in it (its path is gone or now holds another key or version) is withdrawn, except
-// those of a file that failed, which keep their last good version. Without a configured source
-// it returns Invalid.
+// path, commit and content hash; a file whose content did not change is not embedded again (it
+// keeps its vector) and, when its identity is the same too, not rewritten; a bad file is
+// reported and skipped; a shared skill of this repo that is no longer in it (its path is gone or
+// now holds another key or version) is withdrawn, except those of a file that failed, which keep
+// their last good version. Without a configured source it returns Invalid.
 func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 	if s.d.Source == nil {
 		return SyncResult{}, field.Invalid("No shared skill source is configured.")
@@ -73,7 +74,18 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		return SyncResult{}, fmt.Errorf("library: read the shared source: %w", err)
 	}
 	res := SyncResult{Repo: snap.Repo, Commit: snap.Commit}
+	before, err := s.d.Store.SharedFrom(ctx, Skill, snap.Repo)
+	if err != nil {
+		return res, err
+	}
+	byHash := map[string]Item{}
+	for _, it := range before {
+		if it.Source.Hash != "" && it.Embedding != nil {
+			byHash[it.Source.Path+"\x00"+it.Source.Hash] = it
+		}
+	}
 	keep, failed, seen := map[string]bool{}, map[string]bool{}, map[string]string{}
+	unchanged := 0
 	problem := func(path string, err error) {
 		failed[path] = true
 		res.Problems = append(res.Problems, Problem{Path: path, Message: message(err)})
@@ -83,7 +95,9 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		if path.Base(f.Path) != SkillFile {
 			continue
 		}
-		it, err := Parse(string(f.Content), Source{Repo: snap.Repo, Path: f.Path, Commit: snap.Commit})
+		sum := sha256.Sum256(f.Content)
+		hash := hex.EncodeToString(sum[:])
+		it, err := Parse(string(f.Content), Source{Repo: snap.Repo, Path: f.Path, Commit: snap.Commit, At: snap.At, Hash: hash})
 		if err == nil && seen[identity(it)] != "" {
 			err = field.Invalid("%s version %s is already defined by %s.", it.Key, it.Version, seen[identity(it)])
 		}
@@ -92,9 +106,18 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 			continue
 		}
 		seen[identity(it)] = f.Path
-		s.asShared(ctx, Skill, &it)
+		prev, same := byHash[f.Path+"\x00"+hash]
+		stored := same && prev.Key == it.Key && prev.Version == it.Version
+		if !stored {
+			s.asSharedWith(ctx, Skill, &it, prev.Embedding)
+		}
 		for _, w := range it.Warnings {
 			res.Warnings = append(res.Warnings, Problem{Path: f.Path, Message: w})
+		}
+		if stored {
+			keep[prev.ID] = true
+			unchanged++
+			continue
 		}
 		if batch = append(batch, it); len(batch) == syncBatch {
 			s.storeBatch(ctx, batch, keep, problem)
@@ -118,7 +141,7 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		return res, err
 	}
 	s.d.Log.InfoContext(ctx, "shared skill source synced", "repo", res.Repo, "commit", res.Commit, "indexed", res.Indexed,
-		"withdrawn", res.Withdrawn, "problems", len(res.Problems))
+		"unchanged", unchanged, "withdrawn", res.Withdrawn, "problems", len(res.Problems))
 	return res, nil
 }
 
@@ -151,7 +174,7 @@ func (s *Service) storeBatch(ctx context.Context, batch []Item, keep map[string]
 // VerifyHook checks a push hook from host: without a configured secret every hook is accepted;
 // with one, GitHub-style hosts must sign the body (X-Hub-Signature-256: sha256=<hex HMAC>) and
 // GitLab-style hosts must send the secret in X-Gitlab-Token, both compared in constant time;
-// any other host is refused. It returns Forbidden.
+// any other host is refused. It returns Unauthenticated (401): the hook proves no identity.
 func (s *Service) VerifyHook(host string, header func(string) string, body []byte) error {
 	secret := s.d.HookSecret
 	if secret == "" {
@@ -171,7 +194,7 @@ func (s *Service) VerifyHook(host string, header func(string) string, body []byt
 			return nil
 		}
 	}
-	return access.Forbidden()
+	return apperr.E(apperr.Unauthenticated, "hook_unsigned", "The push hook is not signed with the configured secret.")
 }
 
 // Syncer runs SyncNow when triggered, debounced: triggers that arrive while it waits or syncs

@@ -49,6 +49,7 @@ type libraryItemModel struct {
 	SourceRepo      string
 	SourcePath      string
 	SourceCommit    string
+	ContentHash     string
 	Embedding       []float32 `gorm:"serializer:json"`
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
@@ -81,7 +82,7 @@ func toLibraryModel(it library.Item) *libraryItemModel {
 		Visibility: string(it.Visibility), MinTier: it.MinTier, Status: string(it.Status), Origin: string(it.Origin),
 		GoldenTestCount: len(it.GoldenTests), Body: it.Body, License: it.License, Compatibility: it.Compatibility,
 		Metadata: it.Metadata, SourceRepo: it.Source.Repo, SourcePath: it.Source.Path, SourceCommit: it.Source.Commit,
-		Embedding: it.Embedding, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		ContentHash: it.Source.Hash, Embedding: it.Embedding, CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 		Actions: make([]actionJSON, len(it.Actions)), GoldenTests: make([]goldenTestJSON, len(it.GoldenTests)),
 	}
 	if it.OrganizationID != "" {
@@ -112,7 +113,7 @@ func (m libraryItemModel) toDomain() library.Item {
 		Roles: m.Roles, Inputs: m.Inputs, Outputs: m.Outputs, Tools: m.Tools, Context: m.Context,
 		Visibility: library.Visibility(m.Visibility), MinTier: m.MinTier, Status: library.Status(m.Status),
 		Origin: library.Origin(m.Origin), Body: m.Body, License: m.License, Compatibility: m.Compatibility,
-		Metadata: m.Metadata, Source: library.Source{Repo: m.SourceRepo, Path: m.SourcePath, Commit: m.SourceCommit},
+		Metadata: m.Metadata, Source: library.Source{Repo: m.SourceRepo, Path: m.SourcePath, Commit: m.SourceCommit, Hash: m.ContentHash},
 		Embedding: m.Embedding, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
 		Actions: make([]library.Action, len(m.Actions)), GoldenTests: make([]library.GoldenTest, len(m.GoldenTests)),
 	}
@@ -237,7 +238,7 @@ func (s *Library) UpsertShared(ctx context.Context, items []library.Item) ([]lib
 		DoUpdates: clause.AssignmentColumns([]string{
 			"name", "summary", "roles", "inputs", "outputs", "actions", "tools", "context", "visibility", "min_tier", "status",
 			"origin", "golden_tests", "golden_test_count", "body", "license", "compatibility", "metadata", "source_repo",
-			"source_path", "source_commit", "embedding", "updated_at",
+			"source_path", "source_commit", "content_hash", "embedding", "updated_at",
 		}),
 	}, clause.Returning{}).Create(rows).Error
 	if err != nil {
@@ -324,10 +325,11 @@ func (s *Library) Owned(ctx context.Context, kind library.Kind, organizationID s
 	return out, pgdb.Translate(err, "library item")
 }
 
-// SharedFrom returns the shared items of the kind read from repo, without bodies.
+// SharedFrom returns the shared items of the kind read from repo: their identity, path, content
+// hash and embedding, without bodies.
 func (s *Library) SharedFrom(ctx context.Context, kind library.Kind, repo string) ([]library.Item, error) {
 	var rows []libraryItemModel
-	err := s.db.WithContext(ctx).Select("id", "key", "version", "source_path").
+	err := s.db.WithContext(ctx).Select("id", "key", "version", "source_path", "content_hash", "embedding").
 		Where("kind = ? AND organization_id IS NULL AND source_repo = ?", string(kind), repo).Find(&rows).Error
 	if err != nil {
 		return nil, pgdb.Translate(err, "library item")
