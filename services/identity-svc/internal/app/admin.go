@@ -31,7 +31,7 @@ const adminUsage = `usage: identity-svc admin <command> [flags]
 commands:
   create-tenant -slug S -name N -email E [-kind Reseller|Enterprise]
   create-user   -tenant SLUG -email E -password P [-name N] [-platform-admin] [-tenant-admin]
-  token         -tenant SLUG -email E [-ttl 1h]     mint a user access token (local use)
+  token         -tenant SLUG -email E [-ttl D]       mint a user access token (local use; D defaults to ACCESS_TOKEN_TTL)
   keys list                                        the signing keys and their states
   keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH`
 
@@ -91,7 +91,7 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	case "token":
 		tenant := fs.String("tenant", "", "tenant slug")
 		email := fs.String("email", "", "email")
-		ttl := fs.Duration("ttl", time.Hour, "token lifetime")
+		ttl := fs.Duration("ttl", cfg.AccessTokenTTL, "token lifetime (default ACCESS_TOKEN_TTL)")
 		if err := fs.Parse(args[1:]); err != nil {
 			return fmt.Errorf("%w\n%s", err, adminUsage)
 		}

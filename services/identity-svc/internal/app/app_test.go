@@ -99,6 +99,12 @@ var _ = Describe("the operator CLI and GET /v1/users/me", Ordered, func() {
 		Expect(me).To(HaveKeyWithValue("email", "hank@globex.test"))
 	})
 
+	It("mints a token that lives as long as an access token unless -ttl says otherwise", func() {
+		minted := admin("token", "-tenant", "globex", "-email", "hank@globex.test")
+		Expect(minted).To(HaveKeyWithValue("expires_in", BeNumerically("==", cfg.AccessTokenTTL.Seconds())))
+		Expect(client.Do("GET", "/v1/users/me", minted["access_token"].(string), nil).Status).To(Equal(http.StatusOK))
+	})
+
 	It("answers 401 problem+json without a token", func() {
 		r := client.Do("GET", "/v1/users/me", "", nil)
 		Expect(r.Status).To(Equal(http.StatusUnauthorized))
