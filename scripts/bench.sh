@@ -225,7 +225,7 @@ bench_content() {
 	# Listings under writes: every kind of listing at once while a writer commits 20 catalog
 	# changes a second, each one applied in place by the index; then how long each change took
 	# from its commit to a listing showing it.
-	shuf "$OUT"/targets-*.txt >"$OUT/targets-mixed.txt"
+	cat "$OUT"/targets-{search,tags,category,aspect,premium,sort-newest,sort-popular,sort-rate,sort-az}.txt | shuf >"$OUT/targets-mixed.txt"
 	"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
 		>"$OUT/writes.txt" 2>&1 &
 	local writer=$!
