@@ -8,6 +8,8 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/motionstudio/platform/pkg/service"
 )
 
 // Slack covers the clock difference between the worker that reads a lease's end and the
@@ -77,14 +79,7 @@ func Keep(ctx context.Context, l Lease, renew func(context.Context, Lease) error
 // RunRequeuer calls requeue every interval until ctx is done, logging how many jobs (what) it
 // queued again and its failures; it returns nil when ctx ends.
 func RunRequeuer(ctx context.Context, every time.Duration, log *slog.Logger, what string, requeue func(context.Context) (int, error)) error {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return service.Every(ctx, every, func(ctx context.Context) {
 		n, err := requeue(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.ErrorContext(ctx, "requeue "+what, "error", err)
@@ -92,5 +87,5 @@ func RunRequeuer(ctx context.Context, every time.Duration, log *slog.Logger, wha
 		if n > 0 {
 			log.InfoContext(ctx, "requeued "+what, "count", n)
 		}
-	}
+	})
 }

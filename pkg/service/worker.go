@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -42,4 +43,19 @@ func (c *Closers) Close() {
 		c.fns[i]()
 	}
 	c.fns = nil
+}
+
+// Every calls fn every interval until ctx is done, and then returns nil: the loop of the
+// services' sweepers, flushers and reloaders.
+func Every(ctx context.Context, interval time.Duration, fn func(ctx context.Context)) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			fn(ctx)
+		}
+	}
 }

@@ -69,14 +69,14 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
 	a.workers = append(a.workers,
 		service.WorkerFunc(func(ctx context.Context) error {
-			return every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {
+			return service.Every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {
 				if _, err := tenants.CheckPending(ctx, 100); err != nil {
 					a.log.WarnContext(ctx, "domain check failed", "error", err)
 				}
 			})
 		}),
 		service.WorkerFunc(func(ctx context.Context) error {
-			err := every(ctx, acfg.APIKeys.UsageFlushInterval, func(ctx context.Context) {
+			err := service.Every(ctx, acfg.APIKeys.UsageFlushInterval, func(ctx context.Context) {
 				if err := keys.FlushUsage(ctx); err != nil {
 					a.log.WarnContext(ctx, "api key usage flush failed", "error", err)
 				}
@@ -90,7 +90,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 		service.WorkerFunc(consumers.FanOut),
 		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
 		service.WorkerFunc(func(ctx context.Context) error {
-			return every(ctx, acfg.Webhooks.SweepInterval, func(ctx context.Context) {
+			return service.Every(ctx, acfg.Webhooks.SweepInterval, func(ctx context.Context) {
 				if _, err := hookStore.WakeDue(ctx, service.Now(), 5*time.Minute, 500); err != nil {
 					a.log.WarnContext(ctx, "webhook sweep failed", "error", err)
 				}
@@ -126,20 +126,6 @@ type keyLeaser struct{ l *redisx.Limiter }
 // Take grants up to n events of key under perMinute.
 func (k keyLeaser) Take(ctx context.Context, key string, perMinute, n int) (int, time.Duration, error) {
 	return k.l.Take(ctx, key, redisx.PerMinute(perMinute), n)
-}
-
-// every runs fn every interval until ctx is done, and then returns nil.
-func every(ctx context.Context, interval time.Duration, fn func(ctx context.Context)) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-			fn(ctx)
-		}
-	}
 }
 
 // challengeToken is 128 random bits as 32 hex characters.

@@ -13,6 +13,7 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwk"
 
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/service"
 )
 
 // A signing key's life, derived from the activation times of the keys in the store, so that
@@ -250,14 +251,7 @@ func (r *Ring) open(s SealedKey) (*authn.Signer, error) {
 // positive) has passed since the newest key's activation. A failed reload keeps the keys held
 // and is logged by report; it does not stop the service.
 func (r *Ring) Run(ctx context.Context, reload, rotateEvery time.Duration, report func(error)) error {
-	t := time.NewTicker(reload)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
+	return service.Every(ctx, reload, func(ctx context.Context) {
 		if rotateEvery > 0 {
 			if _, err := r.RotateIfDue(ctx, rotateEvery); err != nil {
 				report(err)
@@ -266,7 +260,7 @@ func (r *Ring) Run(ctx context.Context, reload, rotateEvery time.Duration, repor
 		if err := r.Load(ctx); err != nil {
 			report(err)
 		}
-	}
+	})
 }
 
 // state answers the state of keys[i] at now, with its retirement and withdrawal times.
