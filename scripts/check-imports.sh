@@ -41,10 +41,8 @@ awk -v root="$ROOT" '
 ' <<<"$listing" || { echo "check-imports: module boundaries violated" >&2; exit 1; }
 
 # ADAPTERS name adapter packages: a package under a service's internal/ with any of these path
-# elements is an adapter (internal/embed/openaiembed is one, internal/embed is domain;
-# internal/gitsource reads the shared skill source with go-git; mcpclient, its test server
-# mcptest and modelclient call MCP servers and model endpoints).
-ADAPTERS="app config store cache httpapi bus challenge session domaincheck gateway oauth password sender token previewai openaiembed gitsource mcpclient mcptest modelclient"
+# elements is an adapter; clients of other systems live under internal/outbound/.
+ADAPTERS="app config store cache httpapi bus outbound password token"
 # PURE lists the import path prefixes of third-party helpers without I/O a domain may use (the
 # YAML decoder parses skill documents in internal/library).
 PURE="github.com/google/uuid golang.org/x/image/ go.yaml.in/yaml/v3"

@@ -10,8 +10,8 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/gateway"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/billingapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/gateway"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 )

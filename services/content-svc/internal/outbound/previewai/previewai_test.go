@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/motionstudio/platform/services/content-svc/internal/outbound/previewai"
 	"github.com/motionstudio/platform/services/content-svc/internal/preview"
-	"github.com/motionstudio/platform/services/content-svc/internal/previewai"
 )
 
 var _ = Describe("the AI service adapter", func() {

@@ -11,8 +11,8 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
 func newClient() *mcpclient.Client {

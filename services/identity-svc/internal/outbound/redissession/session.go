@@ -1,4 +1,4 @@
-// Package session keeps login sessions and the SHA-256 hashes of their refresh tokens in Redis,
+// Package redissession keeps login sessions and the SHA-256 hashes of their refresh tokens in Redis,
 // implementing auth.SessionStore. Keys (all under the configured prefix):
 //
 //	session:<sid>          hash of the session's fields and its current refresh key; expires after
@@ -10,7 +10,7 @@
 //	revoked-session:<sid>  marker that outlives every access token of a revoked session
 //
 // Redis failures are apperr Unavailable.
-package session
+package redissession
 
 import (
 	"context"

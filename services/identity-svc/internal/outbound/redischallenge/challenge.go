@@ -1,8 +1,8 @@
-// Package challenge keeps one-time challenges (email and phone verification, password reset,
+// Package redischallenge keeps one-time challenges (email and phone verification, password reset,
 // MFA codes) in Redis under "<prefix>challenge:<purpose>:<token hash>", implementing
 // auth.Challenges. A challenge expires with its key, is deleted when it is used, and is
 // deleted after too many wrong codes. Redis failures are apperr Unavailable.
-package challenge
+package redischallenge
 
 import (
 	"context"

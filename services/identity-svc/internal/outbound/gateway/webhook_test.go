@@ -8,7 +8,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
-	"github.com/motionstudio/platform/services/identity-svc/internal/gateway"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/gateway"
 )
 
 var _ = Describe("a webhook-style gateway notification", func() {

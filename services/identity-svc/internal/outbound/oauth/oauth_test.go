@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/identity-svc/internal/oauth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/oauth"
 )
 
 var _ = Describe("the OAuth code exchange", func() {

@@ -1,4 +1,4 @@
-package session_test
+package redissession_test
 
 import (
 	"context"
@@ -11,14 +11,14 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
-	"github.com/motionstudio/platform/services/identity-svc/internal/session"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redissession"
 )
 
 var _ = Describe("refresh-token rotation", func() {
 	const grace = 10 * time.Second
 	var (
 		ctx   context.Context
-		store *session.Store
+		store *redissession.Store
 		sess  auth.Session
 		t0    time.Time
 	)
@@ -26,7 +26,7 @@ var _ = Describe("refresh-token rotation", func() {
 	BeforeEach(func() {
 		ctx = context.Background()
 		rdb, prefix := testkit.Redis("session")
-		store = session.NewStore(rdb, prefix, time.Hour, time.Minute, nil)
+		store = redissession.NewStore(rdb, prefix, time.Hour, time.Minute, nil)
 		t0 = time.Now().UTC().Truncate(time.Millisecond)
 		sess = auth.Session{ID: uuid.NewString(), UserID: uuid.NewString(), TenantID: uuid.NewString(), DeviceName: "Laptop", IssuedAt: t0, LastUsedAt: t0}
 		Expect(store.Create(ctx, sess, auth.HashToken("h0"))).To(Succeed())

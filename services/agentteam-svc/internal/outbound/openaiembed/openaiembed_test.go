@@ -14,7 +14,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed/openaiembed"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/openaiembed"
 )
 
 // embeddingsServer is a local OpenAI-compatible embeddings endpoint answering vectors of

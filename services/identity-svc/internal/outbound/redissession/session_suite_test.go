@@ -1,4 +1,4 @@
-package challenge_test
+package redissession_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-func TestChallenge(t *testing.T) {
+func TestSession(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "challenge")
+	RunSpecs(t, "session")
 }

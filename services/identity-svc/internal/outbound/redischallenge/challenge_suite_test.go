@@ -1,4 +1,4 @@
-package session_test
+package redischallenge_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 )
 
-func TestSession(t *testing.T) {
+func TestChallenge(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "session")
+	RunSpecs(t, "challenge")
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
-	"github.com/motionstudio/platform/services/identity-svc/internal/sender"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/sender"
 )
 
 // mail is what the test SMTP server received.

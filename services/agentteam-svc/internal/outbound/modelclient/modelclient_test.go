@@ -12,7 +12,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/modelclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/modelclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
 )
 

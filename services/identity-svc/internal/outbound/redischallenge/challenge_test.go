@@ -1,4 +1,4 @@
-package challenge_test
+package redischallenge_test
 
 import (
 	"context"
@@ -10,20 +10,20 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
-	"github.com/motionstudio/platform/services/identity-svc/internal/challenge"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redischallenge"
 )
 
 var _ = Describe("one-time challenges", func() {
 	var (
 		ctx   context.Context
-		store *challenge.Store
+		store *redischallenge.Store
 		c     auth.Challenge
 	)
 
 	BeforeEach(func() {
 		ctx = context.Background()
 		rdb, prefix := testkit.Redis("challenge")
-		store = challenge.NewStore(rdb, prefix)
+		store = redischallenge.NewStore(rdb, prefix)
 		c = auth.Challenge{Purpose: auth.PurposeVerifyEmail, TokenHash: "t1", CodeHash: "c1", UserID: "u1", TenantID: "t", Target: "a@example.test"}
 		Expect(store.Put(ctx, c, time.Hour)).To(Succeed())
 	})
