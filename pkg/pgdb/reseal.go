@@ -2,8 +2,12 @@ package pgdb
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
+	"log/slog"
 
 	"gorm.io/gorm"
 )
@@ -168,4 +172,26 @@ func resealRow(tx *gorm.DB, col SealedColumn, swap, reread string, r sealedRow) 
 		r = now[0]
 	}
 	return false, fmt.Errorf("row %s kept changing while it was resealed", r.Key)
+}
+
+// ResealCommand runs an operator's `admin reseal [-batch N]` over cols: it logs the running
+// counts after every batch and writes one JSON object to out, the sealing key's id and the
+// counts per kind (never a value), also when the run stops early.
+func ResealCommand(ctx context.Context, db *gorm.DB, cols []SealedColumn, sealingID string, args []string, log *slog.Logger, out io.Writer) error {
+	fs := flag.NewFlagSet("admin reseal", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	batch := fs.Int("batch", 500, "rows per transaction")
+	if err := fs.Parse(args); err != nil {
+		return fmt.Errorf("admin reseal [-batch N]: %w", err)
+	}
+	counts, err := Reseal(ctx, db, cols, ResealOptions{Batch: *batch, OnBatch: func(c ResealCount) {
+		log.InfoContext(ctx, "reseal", slog.String("kind", c.Kind), slog.Int("scanned", c.Scanned), slog.Int("resealed", c.Resealed))
+	}})
+	if counts == nil {
+		counts = []ResealCount{}
+	}
+	if encErr := json.NewEncoder(out).Encode(map[string]any{"key_id": sealingID, "kinds": counts}); encErr != nil {
+		return errors.Join(err, encErr)
+	}
+	return err
 }

@@ -2,10 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
 	"log/slog"
 
@@ -20,26 +16,11 @@ import (
 // and prints the counts per kind, never a value. A run that stops continues where it was when
 // run again; one that finds nothing to do changes nothing.
 func adminReseal(ctx context.Context, db *gorm.DB, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("admin reseal", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	batch := fs.Int("batch", 500, "rows per transaction")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w\n%s", err, adminUsage)
-	}
 	cols, sealing, err := sealedColumns(cfg)
 	if err != nil {
 		return err
 	}
-	counts, err := pgdb.Reseal(ctx, db, cols, pgdb.ResealOptions{Batch: *batch, OnBatch: func(c pgdb.ResealCount) {
-		log.InfoContext(ctx, "reseal", slog.String("kind", c.Kind), slog.Int("scanned", c.Scanned), slog.Int("resealed", c.Resealed))
-	}})
-	if counts == nil {
-		counts = []pgdb.ResealCount{}
-	}
-	if encErr := json.NewEncoder(out).Encode(map[string]any{"key_id": sealing, "kinds": counts}); encErr != nil {
-		return errors.Join(err, encErr)
-	}
-	return err
+	return pgdb.ResealCommand(ctx, db, cols, sealing, args, log, out)
 }
 
 // sealedColumns lists every sealed column of identity-svc with the ring its values are sealed
