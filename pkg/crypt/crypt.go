@@ -128,32 +128,34 @@ func ParseKeys(s string) ([]Key, error) {
 	return keys, nil
 }
 
-// LoadRing builds a service's ring from its configuration: keys (ENCRYPTION_KEYS) when set;
-// otherwise single (ENCRYPTION_KEY) as the one key LegacyID; otherwise fallback's key (a
-// development or derived key) as LegacyID. Setting both keys and single is refused, so that
-// what seals is never ambiguous.
+// LoadRing builds a service's ring from its configuration: the keys of ENCRYPTION_KEYS (keys)
+// in order, then ENCRYPTION_KEY (single), when set, as the key LegacyID; with neither,
+// fallback's key (a development or derived key) as LegacyID. Rotating a single key is thus:
+// put the new key in ENCRYPTION_KEYS, reseal, remove ENCRYPTION_KEY.
 func LoadRing(keys, single string, fallback func() ([]byte, error)) (*Ring, error) {
-	switch {
-	case keys != "" && single != "":
-		return nil, errors.New("crypt: set ENCRYPTION_KEYS or ENCRYPTION_KEY, not both (ENCRYPTION_KEY is the key \"" + LegacyID + "\" of ENCRYPTION_KEYS)")
-	case keys != "":
+	var ring []Key
+	if keys != "" {
 		ks, err := ParseKeys(keys)
 		if err != nil {
 			return nil, err
 		}
-		return NewRing(ks...)
-	case single != "":
+		ring = ks
+	}
+	if single != "" {
 		secret, err := ParseKey(single)
 		if err != nil {
 			return nil, fmt.Errorf("crypt: ENCRYPTION_KEY must be %d bytes in base64", KeySize)
 		}
-		return NewRing(Key{ID: LegacyID, Secret: secret})
+		ring = append(ring, Key{ID: LegacyID, Secret: secret})
 	}
-	secret, err := fallback()
-	if err != nil {
-		return nil, err
+	if len(ring) == 0 {
+		secret, err := fallback()
+		if err != nil {
+			return nil, err
+		}
+		ring = append(ring, Key{ID: LegacyID, Secret: secret})
 	}
-	return NewRing(Key{ID: LegacyID, Secret: secret})
+	return NewRing(ring...)
 }
 
 // DeriveKey derives a 32-byte encryption key from an Ed25519 signing key with HKDF-SHA256 and

@@ -169,25 +169,37 @@ var _ = Describe("sealing secrets under a key ring", func() {
 		Expect(err.Error()).NotTo(ContainSubstring(base64.StdEncoding.EncodeToString(k1)))
 	})
 
-	It("loads ENCRYPTION_KEYS, else ENCRYPTION_KEY as the key default, else the fallback", func() {
-		k1, k2 := newKey(), newKey()
-		fallback := func() ([]byte, error) { return k2, nil }
+	It("loads ENCRYPTION_KEYS, then ENCRYPTION_KEY as the key default, else the fallback", func() {
+		k1, k2, k3 := newKey(), newKey(), newKey()
+		fallback := func() ([]byte, error) { return k3, nil }
+		opens := func(r *crypt.Ring, k crypt.Key) {
+			GinkgoHelper()
+			sealed, _ := ring(k).Seal([]byte("v"), nil)
+			_, err := r.Open(sealed, nil)
+			Expect(err).NotTo(HaveOccurred())
+		}
 		r, err := crypt.LoadRing("new:"+base64.StdEncoding.EncodeToString(k1), "", fallback)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.SealingID()).To(Equal("new"))
-		r, err = crypt.LoadRing("", base64.StdEncoding.EncodeToString(k1), fallback)
+		_, err = r.Open(legacySeal(k3, []byte("v"), nil), nil)
+		Expect(err).To(MatchError(crypt.ErrOpen), "no fallback next to configured keys")
+
+		r, err = crypt.LoadRing("", base64.StdEncoding.EncodeToString(k2), fallback)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.SealingID()).To(Equal(crypt.LegacyID))
-		sealed, _ := r.Seal([]byte("v"), nil)
-		_, err = ring(crypt.Key{ID: crypt.LegacyID, Secret: k1}).Open(sealed, nil)
+		opens(r, crypt.Key{ID: crypt.LegacyID, Secret: k2})
+
+		r, err = crypt.LoadRing("new:"+base64.StdEncoding.EncodeToString(k1), base64.StdEncoding.EncodeToString(k2), fallback)
 		Expect(err).NotTo(HaveOccurred())
+		Expect(r.SealingID()).To(Equal("new"))
+		opens(r, crypt.Key{ID: crypt.LegacyID, Secret: k2})
+
 		r, err = crypt.LoadRing("", "", fallback)
 		Expect(err).NotTo(HaveOccurred())
-		sealed, _ = r.Seal([]byte("v"), nil)
-		_, err = ring(crypt.Key{ID: crypt.LegacyID, Secret: k2}).Open(sealed, nil)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = crypt.LoadRing("new:"+base64.StdEncoding.EncodeToString(k1), base64.StdEncoding.EncodeToString(k1), fallback)
-		Expect(err).To(MatchError(ContainSubstring("not both")))
+		opens(r, crypt.Key{ID: crypt.LegacyID, Secret: k3})
+
+		_, err = crypt.LoadRing("default:"+base64.StdEncoding.EncodeToString(k1), base64.StdEncoding.EncodeToString(k2), fallback)
+		Expect(err).To(MatchError(ContainSubstring("appears twice")))
 	})
 
 	It("parses base64 keys of 32 bytes only", func() {

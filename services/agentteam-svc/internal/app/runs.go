@@ -31,7 +31,7 @@ const devKeyLabel = "motionstudio agentteam-svc development encryption key"
 // ENCRYPTION_KEY, or the fixed development key with a warning.
 func sealer(cfg config.Config, log *slog.Logger) (*crypt.Ring, error) {
 	return crypt.LoadRing(cfg.EncryptionKeys, cfg.EncryptionKey, func() ([]byte, error) {
-		log.Warn("ENCRYPTION_KEYS is not set: sealing secrets with the development key; set it in every deployment")
+		log.Warn("neither ENCRYPTION_KEYS nor ENCRYPTION_KEY is set: sealing secrets with the development key; set ENCRYPTION_KEYS in every deployment")
 		key := sha256.Sum256([]byte(devKeyLabel))
 		return key[:], nil
 	})

@@ -26,13 +26,11 @@ type Config struct {
 	// "2026-11:<key>,default:<old key>". The first key seals model connection keys and MCP
 	// server headers with AES-256-GCM, every key opens; values sealed under a single
 	// ENCRYPTION_KEY open under the id "default". `agentteam-svc admin reseal` moves every value
-	// under the first key, after which the others can be removed. Set it or ENCRYPTION_KEY, not
-	// both.
+	// under the first key, after which the others can be removed.
 	EncryptionKeys string `env:"ENCRYPTION_KEYS"`
-	// EncryptionKey (base64, 32 bytes) is a ring of one key with the id "default", for
-	// deployments that do not rotate. When neither it nor ENCRYPTION_KEYS is set, a fixed
-	// development key is used and a warning is logged; deployments set their own (the
-	// production Helm values require one of the two).
+	// EncryptionKey (base64, 32 bytes) is the key with the id "default", after the keys of
+	// ENCRYPTION_KEYS when those are set too. When neither it nor ENCRYPTION_KEYS is set, a fixed
+	// development key is used and a warning is logged; deployments set their own.
 	EncryptionKey string `env:"ENCRYPTION_KEY"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`

@@ -184,8 +184,8 @@ func (a *App) Run(ctx context.Context) error {
 // Close releases what New opened, in reverse order, and flushes the spans not yet exported.
 func (a *App) Close() { a.closers.Close() }
 
-// signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEY, seeds the
-// keys that seal secrets at rest.
+// signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEYS or
+// ENCRYPTION_KEY, seeds the keys that seal secrets at rest.
 func signingKey(cfg config.Config) (ed25519.PrivateKey, error) {
 	return token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
 }

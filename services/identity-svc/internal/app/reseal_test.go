@@ -131,7 +131,8 @@ var _ = Describe("rotating the encryption key", Ordered, func() {
 	})
 
 	It("reseals under the new first key, resumes after an interruption, then changes nothing", func() {
-		c := withKeys("", "b:"+keyB+",default:"+keyA)
+		// The new key goes first in ENCRYPTION_KEYS; ENCRYPTION_KEY stays, as the key "default".
+		c := withKeys(keyA, "b:"+keyB)
 		startReplica(c)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()

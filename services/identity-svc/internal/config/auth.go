@@ -86,10 +86,10 @@ type Auth struct {
 	// "2026-11:<key>,default:<old key>". The first key seals TOTP secrets, webhook secrets and
 	// signing keys with AES-256-GCM, every key opens; values sealed under a single ENCRYPTION_KEY
 	// open under the id "default". `identity-svc admin reseal` moves every value under the first
-	// key, after which the others can be removed. Set it or ENCRYPTION_KEY, not both.
+	// key, after which the others can be removed.
 	EncryptionKeys string `env:"ENCRYPTION_KEYS"`
-	// EncryptionKey (base64, 32 bytes) is a ring of one key with the id "default", for
-	// deployments that do not rotate. When neither it nor ENCRYPTION_KEYS is set, a key is
+	// EncryptionKey (base64, 32 bytes) is the key with the id "default", after the keys of
+	// ENCRYPTION_KEYS when those are set too. When neither it nor ENCRYPTION_KEYS is set, a key is
 	// derived from the signing key with HKDF-SHA256; production sets its own so that the two
 	// keys rotate independently.
 	EncryptionKey string `env:"ENCRYPTION_KEY"`
