@@ -18,21 +18,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
 )
 
-// cancelOn is a log handler that cancels a context at the first record with the message msg,
-// to interrupt a command at a known point.
-type cancelOn struct {
-	slog.Handler
-	msg    string
-	cancel context.CancelFunc
-}
-
-func (h cancelOn) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == h.msg {
-		h.cancel()
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
 var _ = Describe("rotating the encryption key", Ordered, func() {
 	const (
 		modelKey = "sk-rotate-0123456789-wxyz"
@@ -108,7 +93,7 @@ var _ = Describe("rotating the encryption key", Ordered, func() {
 		client = serve(cfg)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		first, err := reseal(cfg, ctx, slog.New(cancelOn{Handler: slog.NewJSONHandler(&adminLogs, nil), msg: "reseal", cancel: cancel}))
+		first, err := reseal(cfg, ctx, slog.New(testkit.CancelOnLog(slog.NewJSONHandler(&adminLogs, nil), "reseal", cancel)))
 		Expect(err).To(MatchError(context.Canceled))
 		Expect(first).To(Equal(map[string]float64{"model_keys": 1}))
 

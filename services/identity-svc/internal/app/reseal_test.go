@@ -21,21 +21,6 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 )
 
-// cancelOn is a log handler that cancels a context at the first record with the message msg,
-// to interrupt a command at a known point.
-type cancelOn struct {
-	slog.Handler
-	msg    string
-	cancel context.CancelFunc
-}
-
-func (h cancelOn) Handle(ctx context.Context, r slog.Record) error {
-	if r.Message == h.msg {
-		h.cancel()
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
 var _ = Describe("rotating the encryption key", Ordered, func() {
 	const password = "correct-horse-battery"
 	var (
@@ -136,7 +121,7 @@ var _ = Describe("rotating the encryption key", Ordered, func() {
 		startReplica(c)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		interrupted := slog.New(cancelOn{Handler: slog.NewJSONHandler(&adminLogs, nil), msg: "reseal", cancel: cancel})
+		interrupted := slog.New(testkit.CancelOnLog(slog.NewJSONHandler(&adminLogs, nil), "reseal", cancel))
 		first, err := reseal(c, ctx, interrupted)
 		Expect(err).To(MatchError(context.Canceled))
 		Expect(first["key_id"]).To(Equal("b"))
