@@ -24,22 +24,17 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
-// devKeyLabel derives the development encryption key used when ENCRYPTION_KEY is not set.
+// devKeyLabel derives the development encryption key used when no encryption key is set.
 const devKeyLabel = "motionstudio agentteam-svc development encryption key"
 
-// sealer is the AES-256-GCM box for model keys and MCP headers: ENCRYPTION_KEY, or the fixed
-// development key with a warning.
-func sealer(cfg config.Config, log *slog.Logger) (*crypt.Box, error) {
-	if cfg.EncryptionKey != "" {
-		key, err := crypt.ParseKey(cfg.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		return crypt.New(key)
-	}
-	log.Warn("ENCRYPTION_KEY is not set: sealing secrets with the development key; set it in every deployment")
-	key := sha256.Sum256([]byte(devKeyLabel))
-	return crypt.New(key[:])
+// sealer is the AES-256-GCM key ring for model keys and MCP headers: ENCRYPTION_KEYS or
+// ENCRYPTION_KEY, or the fixed development key with a warning.
+func sealer(cfg config.Config, log *slog.Logger) (*crypt.Ring, error) {
+	return crypt.LoadRing(cfg.EncryptionKeys, cfg.EncryptionKey, func() ([]byte, error) {
+		log.Warn("neither ENCRYPTION_KEYS nor ENCRYPTION_KEY is set: sealing secrets with the development key; set ENCRYPTION_KEYS in every deployment")
+		key := sha256.Sum256([]byte(devKeyLabel))
+		return key[:], nil
+	})
 }
 
 // connections builds the model-connection and MCP-server service with its MCP client.

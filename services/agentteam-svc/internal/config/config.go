@@ -21,9 +21,16 @@ type Config struct {
 	// MemoryIndex bounds the in-memory vectors of team memory.
 	MemoryIndex MemoryIndex
 	Runs        Runs
-	// EncryptionKey (base64, 32 bytes) seals model connection keys and MCP server headers with
-	// AES-256-GCM. When empty, a fixed development key is used and a warning is logged;
-	// deployments set their own (the production Helm values require it).
+	// EncryptionKeys is the encryption key ring: comma-separated id:base64key entries (ids of 1
+	// to 32 letters, digits, '.', '_' or '-'; keys of 32 bytes), for example
+	// "2026-11:<key>,default:<old key>". The first key seals model connection keys and MCP
+	// server headers with AES-256-GCM, every key opens; values sealed under a single
+	// ENCRYPTION_KEY open under the id "default". `agentteam-svc admin reseal` moves every value
+	// under the first key, after which the others can be removed.
+	EncryptionKeys string `env:"ENCRYPTION_KEYS"`
+	// EncryptionKey (base64, 32 bytes) is the key with the id "default", after the keys of
+	// ENCRYPTION_KEYS when those are set too. When neither it nor ENCRYPTION_KEYS is set, a fixed
+	// development key is used and a warning is logged; deployments set their own.
 	EncryptionKey string `env:"ENCRYPTION_KEY"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `env:"LOG_LEVEL" default:"info"`

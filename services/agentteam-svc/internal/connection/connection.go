@@ -139,7 +139,7 @@ func (s *Service) CreateModel(ctx context.Context, memberID string, in NewModel)
 		ID: s.newID(), OrganizationID: in.OrganizationID, Name: strings.TrimSpace(in.Name), BaseURL: strings.TrimSpace(in.BaseURL),
 		Model: strings.TrimSpace(in.Model), APIKeyLast4: last4(in.APIKey), CreatedBy: memberID, CreatedAt: s.now(),
 	}
-	sealed, err := s.sealer.Seal([]byte(in.APIKey), modelAAD(m.ID))
+	sealed, err := s.sealer.Seal([]byte(in.APIKey), ModelAAD(m.ID))
 	if err != nil {
 		return Model{}, err
 	}
@@ -190,7 +190,7 @@ func (s *Service) OpenModel(ctx context.Context, organizationID, id string) (Ope
 	if m.OrganizationID != organizationID {
 		return OpenedModel{}, ModelNotFound()
 	}
-	key, err := s.sealer.Open(sealed, modelAAD(m.ID))
+	key, err := s.sealer.Open(sealed, ModelAAD(m.ID))
 	if err != nil {
 		return OpenedModel{}, apperr.Wrap(err, apperr.Internal, "connection_unusable", "The model connection's key cannot be opened.")
 	}
@@ -210,7 +210,8 @@ func (s *Service) validURL(name, raw string) error {
 	return field.Invalid("%s %s.", name, strings.TrimSuffix(msg, "."))
 }
 
-func modelAAD(id string) []byte { return []byte("model_connection:" + id) }
+// ModelAAD is the associated data a model connection's sealed key is bound to.
+func ModelAAD(id string) []byte { return []byte("model_connection:" + id) }
 
 // last4 is the key's last four characters, or empty when showing them would reveal half of a
 // short key.

@@ -105,7 +105,7 @@ func (s *Service) CreateMCPServer(ctx context.Context, memberID string, in NewMC
 	if err != nil {
 		return MCPServer{}, err
 	}
-	sealed, err := s.sealer.Seal(plain, mcpAAD(m.ID))
+	sealed, err := s.sealer.Seal(plain, MCPAAD(m.ID))
 	if err != nil {
 		return MCPServer{}, err
 	}
@@ -222,7 +222,7 @@ func (s *Service) OpenMCPServer(ctx context.Context, organizationID, id string) 
 	if m.OrganizationID != organizationID {
 		return Endpoint{}, MCPServerNotFound()
 	}
-	plain, err := s.sealer.Open(sealed, mcpAAD(m.ID))
+	plain, err := s.sealer.Open(sealed, MCPAAD(m.ID))
 	var headers map[string]Secret
 	if err == nil {
 		err = json.Unmarshal(plain, &headers)
@@ -243,7 +243,8 @@ func Reason(err error) string {
 	return "The server could not be reached."
 }
 
-func mcpAAD(id string) []byte { return []byte("mcp_server:" + id) }
+// MCPAAD is the associated data an MCP server's sealed headers are bound to.
+func MCPAAD(id string) []byte { return []byte("mcp_server:" + id) }
 
 // MCPServerNotFound answers an unknown MCP server id.
 func MCPServerNotFound() error {

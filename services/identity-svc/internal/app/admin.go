@@ -33,10 +33,11 @@ commands:
   create-user   -tenant SLUG -email E -password P [-name N] [-platform-admin] [-tenant-admin]
   token         -tenant SLUG -email E [-ttl D]       mint a user access token (local use; D defaults to ACCESS_TOKEN_TTL)
   keys list                                        the signing keys and their states
-  keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH`
+  keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH
+  reseal        [-batch N]                         seal every secret at rest again under the first key of ENCRYPTION_KEYS`
 
-// Admin runs the operator CLI: it creates tenants and users, mints access tokens and lists and
-// rotates the signing keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
+// Admin runs the operator CLI: it creates tenants and users, mints access tokens, lists and
+// rotates the signing keys and reseals the secrets at rest, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
 func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
@@ -116,6 +117,8 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 			return err
 		}
 		return adminKeys(ctx, ring, args[1:], out)
+	case "reseal":
+		return adminReseal(ctx, db, cfg, log, args[1:], out)
 	default:
 		return fmt.Errorf("unknown admin command %q\n%s", args[0], adminUsage)
 	}

@@ -184,31 +184,23 @@ func (a *App) Run(ctx context.Context) error {
 // Close releases what New opened, in reverse order, and flushes the spans not yet exported.
 func (a *App) Close() { a.closers.Close() }
 
-// signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEY, seeds the
-// keys that seal secrets at rest.
+// signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEYS or
+// ENCRYPTION_KEY, seeds the keys that seal secrets at rest.
 func signingKey(cfg config.Config) (ed25519.PrivateKey, error) {
 	return token.LoadKey(token.KeySource{Inline: cfg.SigningKey, File: cfg.SigningKeyFile, Generate: cfg.GenerateSigningKey})
 }
 
-// Purposes of the sealed secrets; each derives its own key when ENCRYPTION_KEY is not set.
+// Purposes of the sealed secrets; each derives its own key when no encryption key is set.
 const (
 	sealMFA      = "motionstudio identity-svc mfa secrets v1"
 	sealWebhooks = "motionstudio identity-svc webhook secrets v1"
 )
 
-// newSealer builds the AES-256-GCM box for one purpose's secrets at rest: ENCRYPTION_KEY when set,
-// otherwise a key derived from the signing key with HKDF under the purpose label.
-func newSealer(cfg config.Config, signing ed25519.PrivateKey, purpose string) (*crypt.Box, error) {
-	if cfg.Auth.EncryptionKey != "" {
-		key, err := crypt.ParseKey(cfg.Auth.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		return crypt.New(key)
-	}
-	key, err := crypt.DeriveKey(signing, purpose)
-	if err != nil {
-		return nil, err
-	}
-	return crypt.New(key)
+// newSealer builds the AES-256-GCM key ring for one purpose's secrets at rest: ENCRYPTION_KEYS
+// or ENCRYPTION_KEY when set, otherwise a key derived from the signing key with HKDF under the
+// purpose label.
+func newSealer(cfg config.Config, signing ed25519.PrivateKey, purpose string) (*crypt.Ring, error) {
+	return crypt.LoadRing(cfg.Auth.EncryptionKeys, cfg.Auth.EncryptionKey, func() ([]byte, error) {
+		return crypt.DeriveKey(signing, purpose)
+	})
 }

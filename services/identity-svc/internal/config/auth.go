@@ -81,7 +81,15 @@ type Auth struct {
 	// SMSAllowLoopback lets SMS_GATEWAY_URL be a loopback address (local gateways and tests).
 	SMSAllowLoopback bool `env:"SMS_GATEWAY_ALLOW_LOOPBACK"`
 
-	// EncryptionKey (base64, 32 bytes) seals MFA secrets with AES-256-GCM. When empty, a key is
+	// EncryptionKeys is the encryption key ring: comma-separated id:base64key entries (ids of 1
+	// to 32 letters, digits, '.', '_' or '-'; keys of 32 bytes), for example
+	// "2026-11:<key>,default:<old key>". The first key seals TOTP secrets, webhook secrets and
+	// signing keys with AES-256-GCM, every key opens; values sealed under a single ENCRYPTION_KEY
+	// open under the id "default". `identity-svc admin reseal` moves every value under the first
+	// key, after which the others can be removed.
+	EncryptionKeys string `env:"ENCRYPTION_KEYS"`
+	// EncryptionKey (base64, 32 bytes) is the key with the id "default", after the keys of
+	// ENCRYPTION_KEYS when those are set too. When neither it nor ENCRYPTION_KEYS is set, a key is
 	// derived from the signing key with HKDF-SHA256; production sets its own so that the two
 	// keys rotate independently.
 	EncryptionKey string `env:"ENCRYPTION_KEY"`
