@@ -53,7 +53,7 @@ var _ = DescribeTable("API keys read by hash after writes",
 			}
 			return got.Active
 		}
-		Eventually(active).WithTimeout(2 * keyTTL).Should(BeTrue(), "the created key, once the unknown hash's short life passed")
+		Eventually(active).WithTimeout(2*keyTTL).Should(BeTrue(), "the created key, once the unknown hash's short life passed")
 		Expect(p.writer.Revoke(ctx, k, apikey.Revocation{By: users[0], At: now})).To(BeTrue())
 		if p.within == 0 {
 			Expect(active()).To(BeFalse())
