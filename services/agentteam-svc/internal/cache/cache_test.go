@@ -19,7 +19,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
@@ -75,17 +74,6 @@ func (fx fixture) newTask(s board.Store) {
 	now := time.Now().UTC()
 	w := board.WorkItem{ID: uuid.NewString(), TeamID: fx.team, Title: "T", Type: board.TypeTask, Status: board.StatusBacklog, CreatedAt: now, UpdatedAt: now}
 	Expect(s.CreateTask(context.Background(), w, audit.New(fx.org, fx.owner, "task.created", "WorkItem", w.ID, w.Title))).To(Succeed())
-}
-
-// newSkill writes one of the organization's skills through s.
-func (fx fixture) newSkill(s library.Store) {
-	GinkgoHelper()
-	now := time.Now().UTC()
-	it := library.Item{
-		ID: uuid.NewString(), Kind: library.Skill, OrganizationID: fx.org, Key: "k-" + uuid.NewString()[:8], Name: "K", Version: "1",
-		Visibility: library.PrivateToOrg, Status: library.Draft, Origin: library.Authored, Body: "b", CreatedAt: now, UpdatedAt: now,
-	}
-	Expect(s.Insert(context.Background(), it, audit.New(fx.org, fx.owner, "skill.authored", "Skill", it.ID, it.Key))).To(Succeed())
 }
 
 func (fx fixture) setRole(role access.Role) {

@@ -1,6 +1,6 @@
 // Package cache keeps the facts the hottest reads check on every request in process memory:
-// each member's role per organization, each team's organization and board version, and the
-// pages of library lists. They are kept fresh across replicas by Postgres LISTEN/NOTIFY: triggers
+// each member's role per organization and each team's organization and board version. They are
+// kept fresh across replicas by Postgres LISTEN/NOTIFY: triggers
 // (migration 00050) name, at the commit of any transaction that changes one of them, what
 // changed, and each process's one listening connection (NewListener, a pkg/pglisten Listener)
 // drops those entries. The writes of this process also drop theirs when they return, so a
@@ -20,10 +20,9 @@ import (
 
 	"github.com/motionstudio/platform/pkg/bounded"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 )
 
-// DefaultMaxEntries bounds each of the three maps, least recently used out first.
+// DefaultMaxEntries bounds each of the two maps, least recently used out first.
 const DefaultMaxEntries = 50_000
 
 type roleKey struct{ org, member string }
@@ -33,28 +32,11 @@ type team struct {
 	version int64
 }
 
-// keysKey is one page of a library list; itemsKey the items of some keys of one.
-type (
-	keysKey struct {
-		q library.Query
-		p library.Page
-	}
-	itemsKey struct {
-		q    library.Query
-		keys string
-	}
-)
-
-// listPages bounds the pages of library lists kept (their keys and their items).
-const listPages = 2048
-
-// Facts is the in-memory state: three bounded maps, each kept only while the listener listens
+// Facts is the in-memory state: two bounded maps, each kept only while the listener listens
 // and each with its own generation (a change of one never makes another's reads stale).
 type Facts struct {
 	roles *bounded.Map[roleKey, access.Role]
 	teams *bounded.Map[string, team]
-	keys  *bounded.Map[keysKey, []string]
-	items *bounded.Map[itemsKey, []library.Item]
 }
 
 // New returns empty Facts holding at most max entries per map (DefaultMaxEntries when max is
@@ -66,8 +48,6 @@ func New(max int) *Facts {
 	return &Facts{
 		roles: bounded.New(bounded.Options[roleKey, access.Role]{Max: max, Listened: true}),
 		teams: bounded.New(bounded.Options[string, team]{Max: max, Listened: true}),
-		keys:  bounded.New(bounded.Options[keysKey, []string]{Max: min(max, listPages), Listened: true}),
-		items: bounded.New(bounded.Options[itemsKey, []library.Item]{Max: min(max, listPages), Listened: true}),
 	}
 }
 
@@ -76,8 +56,6 @@ func New(max int) *Facts {
 func (f *Facts) SetLive(live bool) {
 	f.roles.SetLive(live)
 	f.teams.SetLive(live)
-	f.keys.SetLive(live)
-	f.items.SetLive(live)
 }
 
 // Live reports whether the facts are kept.
@@ -94,19 +72,9 @@ func (f *Facts) Apply(payload string) {
 	case "t":
 		f.teams.Delete(rest)
 	case "l":
-		kind, scope, _ := strings.Cut(rest, ":")
-		f.dropLists(func(q library.Query) bool {
-			return string(q.Kind) == kind && (scope == "" || q.OrganizationID == scope)
-		})
+		// A library change: no library state is kept in memory.
 	default:
 		f.roles.Clear()
 		f.teams.Clear()
-		f.dropLists(func(library.Query) bool { return true })
 	}
-}
-
-// dropLists drops the list pages of the queries drop selects.
-func (f *Facts) dropLists(drop func(library.Query) bool) {
-	f.keys.DeleteFunc(func(k keysKey, _ []string) bool { return drop(k.q) })
-	f.items.DeleteFunc(func(k itemsKey, _ []library.Item) bool { return drop(k.q) })
 }

@@ -2,12 +2,9 @@ package cache
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 )
 
 // Board is a board.Store whose task writes drop their team's cached board version when they
@@ -42,81 +39,4 @@ func (b *Board) UpdateTask(ctx context.Context, id string, change func(*board.Wo
 		b.f.teams.Delete(item.TeamID)
 	}
 	return item, err
-}
-
-// Library is a library.Store that answers the pages of lists (Keys, and Items without bodies)
-// from the facts, and whose writes drop every cached page when they return. The items it
-// answers are the caller's own slice; the items themselves are shared and must not be written.
-type Library struct {
-	library.Store
-	f *Facts
-}
-
-// NewLibrary returns a Library over s.
-func NewLibrary(f *Facts, s library.Store) *Library { return &Library{Store: s, f: f} }
-
-// Keys returns a page of the distinct keys q selects (library.Store).
-func (l *Library) Keys(ctx context.Context, q library.Query, p library.Page) ([]string, error) {
-	k := keysKey{q, p}
-	if keys, ok := l.f.keys.Get(k); ok {
-		return slices.Clone(keys), nil
-	}
-	t := l.f.keys.Ticket()
-	keys, err := l.Store.Keys(ctx, q, p)
-	if err == nil {
-		l.f.keys.Keep(t, k, slices.Clone(keys))
-	}
-	return keys, err
-}
-
-// Items returns every item q selects with one of the keys (library.Store); those without
-// bodies are kept.
-func (l *Library) Items(ctx context.Context, q library.Query, keys []string, full bool) ([]library.Item, error) {
-	if full {
-		return l.Store.Items(ctx, q, keys, full)
-	}
-	k := itemsKey{q, strings.Join(keys, "\x00")}
-	if items, ok := l.f.items.Get(k); ok {
-		return slices.Clone(items), nil
-	}
-	t := l.f.items.Ticket()
-	items, err := l.Store.Items(ctx, q, keys, false)
-	if err == nil {
-		l.f.items.Keep(t, k, slices.Clone(items))
-	}
-	return items, err
-}
-
-// forget drops every cached page after a write of this process to the library.
-func (l *Library) forget() { l.f.dropLists(func(library.Query) bool { return true }) }
-
-// Insert stores a new item (library.Store).
-func (l *Library) Insert(ctx context.Context, it library.Item, e audit.Entry) error {
-	defer l.forget()
-	return l.Store.Insert(ctx, it, e)
-}
-
-// UpsertShared stores shared items (library.Store).
-func (l *Library) UpsertShared(ctx context.Context, items []library.Item) ([]library.Item, error) {
-	defer l.forget()
-	return l.Store.UpsertShared(ctx, items)
-}
-
-// SeedShared inserts shared items whose identity is free (library.Store).
-func (l *Library) SeedShared(ctx context.Context, items []library.Item) error {
-	defer l.forget()
-	return l.Store.SeedShared(ctx, items)
-}
-
-// Update changes an organization's item (library.Store).
-func (l *Library) Update(ctx context.Context, kind library.Kind, organizationID, key, version string, notFound error,
-	fn func(*library.Item) (audit.Entry, error)) (library.Item, error) {
-	defer l.forget()
-	return l.Store.Update(ctx, kind, organizationID, key, version, notFound, fn)
-}
-
-// Delete removes the items (library.Store).
-func (l *Library) Delete(ctx context.Context, ids []string) error {
-	defer l.forget()
-	return l.Store.Delete(ctx, ids)
 }
