@@ -2,8 +2,9 @@ package authn
 
 import (
 	"slices"
-	"sync"
 	"time"
+
+	"github.com/motionstudio/platform/pkg/bounded"
 )
 
 // Bounds of the verified-token cache.
@@ -11,7 +12,7 @@ const (
 	// verifiedTTL is how long a verified token is trusted without checking its signature
 	// again: a key withdrawn from the JWKS stops its tokens within this time.
 	verifiedTTL = time.Minute
-	// verifiedMax is how many verified tokens are kept; a full cache starts over.
+	// verifiedMax is how many verified tokens are kept, least recently used out first.
 	verifiedMax = 10000
 )
 
@@ -19,8 +20,7 @@ const (
 // sends the same token on every request pays for one Ed25519 verification a minute instead of
 // one per request. An entry never outlives its token's expiry. Safe for concurrent use.
 type verifiedCache struct {
-	mu      sync.Mutex
-	entries map[string]verifiedEntry
+	m *bounded.Map[string, verifiedEntry]
 }
 
 type verifiedEntry struct {
@@ -29,14 +29,12 @@ type verifiedEntry struct {
 }
 
 func newVerifiedCache() *verifiedCache {
-	return &verifiedCache{entries: map[string]verifiedEntry{}}
+	return &verifiedCache{m: bounded.New(bounded.Options[string, verifiedEntry]{Max: verifiedMax})}
 }
 
 // get answers a copy of the claims of raw while its entry is fresh.
 func (c *verifiedCache) get(raw string, now time.Time) (*Claims, bool) {
-	c.mu.Lock()
-	e, ok := c.entries[raw]
-	c.mu.Unlock()
+	e, ok := c.m.Get(raw)
 	if !ok || !now.Before(e.until) {
 		return nil, false
 	}
@@ -47,16 +45,10 @@ func (c *verifiedCache) get(raw string, now time.Time) (*Claims, bool) {
 
 // put keeps claims for raw until verifiedTTL from now or the token's expiry, whichever is first.
 func (c *verifiedCache) put(raw string, claims *Claims, now time.Time) {
-	until := now.Add(verifiedTTL)
-	if claims.ExpiresAt.Before(until) {
-		until = claims.ExpiresAt
+	e := verifiedEntry{claims: *claims, until: now.Add(verifiedTTL)}
+	if claims.ExpiresAt.Before(e.until) {
+		e.until = claims.ExpiresAt
 	}
-	e := verifiedEntry{claims: *claims, until: until}
 	e.claims.Scopes = slices.Clone(claims.Scopes)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= verifiedMax {
-		clear(c.entries)
-	}
-	c.entries[raw] = e
+	c.m.Put(raw, e)
 }

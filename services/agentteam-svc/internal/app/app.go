@@ -134,7 +134,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	directory := cache.NewDirectory(facts, orgs)
 	checker := access.NewChecker(directory)
-	skills, syncer, err := a.newLibrary(ctx, cfg, checker, facts, log)
+	skills, syncer, err := a.newLibrary(ctx, cfg, checker, log)
 	if err != nil {
 		return nil, err
 	}

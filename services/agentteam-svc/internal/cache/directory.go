@@ -29,13 +29,14 @@ func NewDirectory(f *Facts, src Source) *Directory { return &Directory{f: f, src
 // RoleOf returns the member's role in the organization; ok is false when it has none. Errors
 // are the source's.
 func (d *Directory) RoleOf(ctx context.Context, organizationID, memberID string) (access.Role, bool, error) {
-	if r, ok := d.f.role(organizationID, memberID); ok {
+	k := roleKey{organizationID, memberID}
+	if r, ok := d.f.roles.Get(k); ok {
 		return r, true, nil
 	}
-	t := d.f.ticket()
+	t := d.f.roles.Ticket()
 	r, ok, err := d.src.RoleOf(ctx, organizationID, memberID)
 	if err == nil && ok {
-		d.f.putRole(t, organizationID, memberID, r)
+		d.f.roles.Keep(t, k, r)
 	}
 	return r, ok, err
 }
@@ -55,17 +56,19 @@ func (d *Directory) BoardVersion(ctx context.Context, teamID, memberID string) (
 }
 
 func (d *Directory) teamMember(ctx context.Context, teamID, memberID string) (access.TeamMember, error) {
-	if t, r, teamOK, roleOK := d.f.teamRole(teamID, memberID); teamOK && roleOK {
-		return access.TeamMember{OrganizationID: t.org, BoardVersion: t.version, Role: r, OK: true}, nil
+	if t, ok := d.f.teams.Get(teamID); ok {
+		if r, ok := d.f.roles.Get(roleKey{t.org, memberID}); ok {
+			return access.TeamMember{OrganizationID: t.org, BoardVersion: t.version, Role: r, OK: true}, nil
+		}
 	}
-	t := d.f.ticket()
+	teamTicket, roleTicket := d.f.teams.Ticket(), d.f.roles.Ticket()
 	tm, err := d.src.TeamMember(ctx, teamID, memberID)
 	if err != nil {
 		return tm, err
 	}
-	d.f.putTeam(t, teamID, team{org: tm.OrganizationID, version: tm.BoardVersion})
+	d.f.teams.Keep(teamTicket, teamID, team{org: tm.OrganizationID, version: tm.BoardVersion})
 	if tm.OK {
-		d.f.putRole(t, tm.OrganizationID, memberID, tm.Role)
+		d.f.roles.Keep(roleTicket, roleKey{tm.OrganizationID, memberID}, tm.Role)
 	}
 	return tm, nil
 }

@@ -27,7 +27,7 @@ func NewListener(f *Facts, dsn string, committed func(), log *slog.Logger, reg p
 		DSN: dsn, Channel: Channel, ApplicationName: ApplicationName,
 		Gauge: prometheus.GaugeOpts{
 			Name: "agentteam_cache_listening",
-			Help: "1 while the process listens for changes of cached roles, board versions and library stamps (and so caches them), else 0.",
+			Help: "1 while the process listens for changes of cached roles, board versions and library list pages (and so caches them), else 0.",
 		},
 		Notify: func(payload string) {
 			if payload != outboxCommitted {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 )
 
 // Board is a board.Store whose task writes drop their team's cached board version when they
@@ -20,7 +19,7 @@ func NewBoard(f *Facts, s board.Store) *Board { return &Board{Store: s, f: f} }
 
 // CreateTask inserts the task (board.Store).
 func (b *Board) CreateTask(ctx context.Context, w board.WorkItem, e audit.Entry) error {
-	defer b.f.forgetTeam(w.TeamID)
+	defer b.f.teams.Delete(w.TeamID)
 	return b.Store.CreateTask(ctx, w, e)
 }
 
@@ -28,7 +27,7 @@ func (b *Board) CreateTask(ctx context.Context, w board.WorkItem, e audit.Entry)
 func (b *Board) MoveTask(ctx context.Context, id string, decide func(board.WorkItem) (board.Move, error)) (board.WorkItem, bool, error) {
 	item, handedOff, err := b.Store.MoveTask(ctx, id, decide)
 	if item.TeamID != "" {
-		b.f.forgetTeam(item.TeamID)
+		b.f.teams.Delete(item.TeamID)
 	}
 	return item, handedOff, err
 }
@@ -37,62 +36,7 @@ func (b *Board) MoveTask(ctx context.Context, id string, decide func(board.WorkI
 func (b *Board) UpdateTask(ctx context.Context, id string, change func(*board.WorkItem) (audit.Entry, error)) (board.WorkItem, error) {
 	item, err := b.Store.UpdateTask(ctx, id, change)
 	if item.TeamID != "" {
-		b.f.forgetTeam(item.TeamID)
+		b.f.teams.Delete(item.TeamID)
 	}
 	return item, err
-}
-
-// Library is a library.Store that answers stamps from the facts, and whose writes drop the
-// cached stamps when they return.
-type Library struct {
-	library.Store
-	f *Facts
-}
-
-// NewLibrary returns a Library over s.
-func NewLibrary(f *Facts, s library.Store) *Library { return &Library{Store: s, f: f} }
-
-// Stamp names the current state of the kind's shared items and the organization's own
-// (library.Store).
-func (l *Library) Stamp(ctx context.Context, kind library.Kind, organizationID string) (string, error) {
-	if s, ok := l.f.stamp(string(kind), organizationID); ok {
-		return s, nil
-	}
-	t := l.f.ticket()
-	s, err := l.Store.Stamp(ctx, kind, organizationID)
-	if err == nil {
-		l.f.putStamp(t, string(kind), organizationID, s)
-	}
-	return s, err
-}
-
-// Insert stores a new item (library.Store).
-func (l *Library) Insert(ctx context.Context, it library.Item, e audit.Entry) error {
-	defer l.f.forgetStamps()
-	return l.Store.Insert(ctx, it, e)
-}
-
-// UpsertShared stores shared items (library.Store).
-func (l *Library) UpsertShared(ctx context.Context, items []library.Item) ([]library.Item, error) {
-	defer l.f.forgetStamps()
-	return l.Store.UpsertShared(ctx, items)
-}
-
-// SeedShared inserts shared items whose identity is free (library.Store).
-func (l *Library) SeedShared(ctx context.Context, items []library.Item) error {
-	defer l.f.forgetStamps()
-	return l.Store.SeedShared(ctx, items)
-}
-
-// Update changes an organization's item (library.Store).
-func (l *Library) Update(ctx context.Context, kind library.Kind, organizationID, key, version string, notFound error,
-	fn func(*library.Item) (audit.Entry, error)) (library.Item, error) {
-	defer l.f.forgetStamps()
-	return l.Store.Update(ctx, kind, organizationID, key, version, notFound, fn)
-}
-
-// Delete removes the items (library.Store).
-func (l *Library) Delete(ctx context.Context, ids []string) error {
-	defer l.f.forgetStamps()
-	return l.Store.Delete(ctx, ids)
 }

@@ -75,9 +75,6 @@ type Store interface {
 	SharedFrom(ctx context.Context, kind Kind, repo string) ([]Item, error)
 	// Delete removes the items.
 	Delete(ctx context.Context, ids []string) error
-	// Stamp names the current state of the kind's shared items and the organization's own; it
-	// changes with every change of either, on any replica.
-	Stamp(ctx context.Context, kind Kind, organizationID string) (string, error)
 }
 
 // Embedder turns texts into 384-dimension vectors (internal/embed's contract).
@@ -112,12 +109,11 @@ type Deps struct {
 
 // Service runs the three libraries.
 type Service struct {
-	d     Deps
-	lists *listCache
+	d Deps
 }
 
 // NewService returns a Service.
-func NewService(d Deps) *Service { return &Service{d: d, lists: newListCache(listCacheSize)} }
+func NewService(d Deps) *Service { return &Service{d: d} }
 
 // Library is one kind's operations.
 type Library struct {
@@ -159,33 +155,24 @@ func (l *Library) require(ctx context.Context, memberID, organizationID string, 
 
 // List returns the shared items plus, with an organization (browse capability), its own, by
 // key and per key in resolution order; a page counts keys. An unknown visibility is ignored.
-// The stamp names the library state the page was read at: equal stamps of one query and page
-// mean equal pages, so a caller may keep what it made of a page while the stamp holds.
-func (l *Library) List(ctx context.Context, memberID, organizationID, role, visibility string, p Page) (items []Item, stamp string, err error) {
+func (l *Library) List(ctx context.Context, memberID, organizationID, role, visibility string, p Page) ([]Item, error) {
 	if organizationID != "" {
 		if err := l.require(ctx, memberID, organizationID, l.r.browse); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 	}
 	q := Query{Kind: l.r.kind, OrganizationID: organizationID, Role: role}
 	q.Visibility, _ = ParseVisibility(visibility)
-	if stamp, err = l.s.d.Store.Stamp(ctx, q.Kind, organizationID); err != nil {
-		return nil, "", err
-	}
-	at := listKey{q: q, p: p}
-	if items, ok := l.s.lists.get(at, stamp); ok {
-		return items, stamp, nil
-	}
 	keys, err := l.s.d.Store.Keys(ctx, q, p)
 	if err != nil || len(keys) == 0 {
-		return nil, stamp, err
+		return nil, err
 	}
-	if items, err = l.s.d.Store.Items(ctx, q, keys, false); err != nil {
-		return nil, "", err
+	items, err := l.s.d.Store.Items(ctx, q, keys, false)
+	if err != nil {
+		return nil, err
 	}
 	Order(items)
-	l.s.lists.put(at, stamp, items)
-	return items, stamp, nil
+	return items, nil
 }
 
 // Versions returns every version of key the organization sees, in resolution order (the first

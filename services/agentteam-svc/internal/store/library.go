@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -343,27 +342,4 @@ func (s *Library) Delete(ctx context.Context, ids []string) error {
 		return nil
 	}
 	return pgdb.Translate(s.db.WithContext(ctx).Where("id IN ?", ids).Delete(&libraryItemModel{}).Error, "library item")
-}
-
-// Stamp names the current state of the kind's shared items and the organization's: it changes
-// whenever one of them does (library_versions, bumped by a trigger in the changing transaction).
-func (s *Library) Stamp(ctx context.Context, kind library.Kind, organizationID string) (string, error) {
-	var rows []struct {
-		Scope   string
-		Version int64
-	}
-	err := s.db.WithContext(ctx).Table("library_versions").Select("scope, version").
-		Where("kind = ? AND scope IN ?", string(kind), []string{"", organizationID}).Scan(&rows).Error
-	if err != nil {
-		return "", pgdb.Translate(err, "library version")
-	}
-	var shared, own int64
-	for _, r := range rows {
-		if r.Scope == "" {
-			shared = r.Version
-		} else {
-			own = r.Version
-		}
-	}
-	return strconv.FormatInt(shared, 10) + "/" + strconv.FormatInt(own, 10), nil
 }

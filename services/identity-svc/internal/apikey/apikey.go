@@ -7,6 +7,7 @@ package apikey
 
 import (
 	"context"
+	"crypto/subtle"
 	"net/netip"
 	"slices"
 	"strings"
@@ -101,7 +102,6 @@ type Limiter interface {
 // Service implements the API key operations.
 type Service struct {
 	store   Store
-	cache   *Cache
 	usage   *Counter
 	limiter Limiter
 	brand   string
@@ -110,8 +110,8 @@ type Service struct {
 }
 
 // NewService returns a Service minting keys for brand.
-func NewService(store Store, cache *Cache, usage *Counter, limiter Limiter, brand string, now func() time.Time, newID func() string) *Service {
-	return &Service{store: store, cache: cache, usage: usage, limiter: limiter, brand: brand, now: now, newID: newID}
+func NewService(store Store, usage *Counter, limiter Limiter, brand string, now func() time.Time, newID func() string) *Service {
+	return &Service{store: store, usage: usage, limiter: limiter, brand: brand, now: now, newID: newID}
 }
 
 // authorize returns NotFound when the actor may not read the tenant and Forbidden when it may
@@ -256,7 +256,8 @@ func (s *Service) List(ctx context.Context, a actor.Actor, tenantID string) ([]*
 	return keys, nil
 }
 
-// Revoke deactivates a key with an optional reason, and drops it from every process's cache.
+// Revoke deactivates a key with an optional reason (its revoked event drops it from every
+// process's cache).
 // Revoking a revoked key changes nothing. It returns apperr NotFound for a key of another
 // tenant or a caller who may not read the tenant, Forbidden for a caller who may not manage it,
 // and Invalid for a reason over 500 characters.
@@ -276,7 +277,6 @@ func (s *Service) Revoke(ctx context.Context, a actor.Actor, tenantID, keyID, re
 	if _, err := s.store.Revoke(ctx, k, Revocation{Reason: reason, By: a.UserID, At: s.now()}); err != nil {
 		return err
 	}
-	s.cache.Forget(k.ID)
 	return nil
 }
 
@@ -297,8 +297,7 @@ const (
 )
 
 // Validate checks a key presented to the gateway by its prefix and hex SHA-256 hash, and the
-// client address when given. Malformed input is refused without a lookup; known keys come
-// from the cache. A valid key is counted and rate-limited to its rate_limit_rpm. It returns
+// client address when given. Malformed input is refused without a lookup. A valid key is counted and rate-limited to its rate_limit_rpm. It returns
 // apperr Forbidden for a caller that is not a service, RateLimited (with RetryAfter) when the
 // key is over its rate, and Unavailable when the store cannot be reached.
 func (s *Service) Validate(ctx context.Context, a actor.Actor, prefix, hash, ip string) (Validation, error) {
@@ -309,7 +308,7 @@ func (s *Service) Validate(ctx context.Context, a actor.Actor, prefix, hash, ip 
 	if !ValidPrefix(prefix) || !ValidHash(hash) {
 		return Validation{Reason: ReasonMalformed}, nil
 	}
-	k, err := s.cache.Get(ctx, hash, s.store.ByHash)
+	k, err := s.store.ByHash(ctx, hash)
 	if apperr.Is(err, apperr.NotFound) || (err == nil && !equalConstantTime(k.Prefix, prefix)) {
 		return Validation{Reason: ReasonUnknown}, nil
 	}
@@ -353,5 +352,6 @@ func ipAllowed(ranges []string, ip string) bool {
 // FlushUsage writes the use counted since the last flush; on failure it is kept for the next.
 func (s *Service) FlushUsage(ctx context.Context) error { return s.usage.Flush(ctx, s.store) }
 
-// Forget drops a key from this process's cache; the revoked event's consumer calls it.
-func (s *Service) Forget(keyID string) { s.cache.Forget(keyID) }
+func equalConstantTime(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
+}

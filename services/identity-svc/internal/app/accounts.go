@@ -19,6 +19,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
+	"github.com/motionstudio/platform/services/identity-svc/internal/cache"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/domaincheck"
@@ -51,9 +52,8 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
 		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
 	})
-	keys := apikey.NewService(store.NewAPIKeys(a.db, writer),
-		apikey.NewCache(acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, service.Now),
-		apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
+	keyStore := cache.NewKeys(store.NewAPIKeys(a.db, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, service.Now)
+	keys := apikey.NewService(keyStore, apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
 	hookStore := store.NewWebhooks(a.db, writer)
 	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
 		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
@@ -86,7 +86,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 			}
 			return err
 		}),
-		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keys.Forget) }),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keyStore.Forget) }),
 		service.WorkerFunc(consumers.FanOut),
 		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
 		service.WorkerFunc(func(ctx context.Context) error {

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/motionstudio/platform/pkg/bounded"
 	"github.com/motionstudio/platform/pkg/pglisten"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
@@ -30,11 +30,8 @@ const DefaultMaxUsers = 20000
 // store.AccountChanges), other processes' reach it through the database's notifications, and
 // nothing is kept while the listener does not listen. Safe for concurrent use.
 type Accounts struct {
-	mu  sync.Mutex
-	gen pglisten.Generation
-	max int
 	// users holds what UserWithTenant read, by user id.
-	users map[string]account
+	users *bounded.Map[string, account]
 }
 
 type account struct {
@@ -45,7 +42,7 @@ type account struct {
 // NewAccounts returns Accounts keeping at most maxUsers users; 0 keeps none. It keeps nothing
 // until SetLive(true).
 func NewAccounts(maxUsers int) *Accounts {
-	return &Accounts{max: maxUsers, users: make(map[string]account)}
+	return &Accounts{users: bounded.New(bounded.Options[string, account]{Max: maxUsers, Listened: true})}
 }
 
 // Users returns users whose UserWithTenant answers through a; everything else passes through.
@@ -88,61 +85,31 @@ func NewListener(a *Accounts, dsn string, log *slog.Logger, reg prometheus.Regis
 // caller's own copies of the structs; what their pointer fields point to is shared and must not
 // be written.
 func (a *Accounts) userWithTenant(ctx context.Context, users auth.Users, tenantID, userID string) (*auth.User, *auth.Tenant, error) {
-	a.mu.Lock()
-	held, ok := a.users[userID]
-	t := a.gen.Ticket()
-	a.mu.Unlock()
-	if ok && held.user.TenantID == tenantID {
+	if held, ok := a.users.Get(userID); ok && held.user.TenantID == tenantID {
 		u, tn := held.user, held.tenant
 		return &u, &tn, nil
 	}
+	t := a.users.Ticket()
 	u, tn, err := users.UserWithTenant(ctx, tenantID, userID)
 	if err != nil {
 		return nil, nil, err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.gen.Keeps(t) && a.max > 0 {
-		if len(a.users) >= a.max {
-			for id := range a.users {
-				delete(a.users, id)
-				break
-			}
-		}
-		a.users[userID] = account{user: *u, tenant: *tn}
-	}
+	a.users.Keep(t, userID, account{user: *u, tenant: *tn})
 	return u, tn, nil
 }
 
-// UserChanged drops the user: it was updated or deleted.
-func (a *Accounts) UserChanged(userID string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	delete(a.users, userID)
-	// A read under way began before the change: what it gets is not kept.
-	a.gen.Advance()
-}
+// UserChanged drops the user: it was updated or deleted. A read under way began before the
+// change: what it gets is not kept.
+func (a *Accounts) UserChanged(userID string) { a.users.Delete(userID) }
 
 // TenantChanged drops the tenant's users: it was updated or deleted.
 func (a *Accounts) TenantChanged(tenantID string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	for id, held := range a.users {
-		if held.tenant.ID == tenantID {
-			delete(a.users, id)
-		}
-	}
-	a.gen.Advance()
+	a.users.DeleteFunc(func(_ string, held account) bool { return held.tenant.ID == tenantID })
 }
 
 // SetLive drops every user and says whether users may be kept from now on: true once the
 // listener listens, false as soon as it lost its connection.
-func (a *Accounts) SetLive(live bool) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	clear(a.users)
-	a.gen.SetLive(live)
-}
+func (a *Accounts) SetLive(live bool) { a.users.SetLive(live) }
 
 // notified applies one notification of Channel.
 func (a *Accounts) notified(payload string) {
@@ -154,15 +121,8 @@ func (a *Accounts) notified(payload string) {
 		a.TenantChanged(id)
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	clear(a.users)
-	a.gen.Advance()
+	a.users.Clear()
 }
 
 // Len is how many users are held.
-func (a *Accounts) Len() int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return len(a.users)
-}
+func (a *Accounts) Len() int { return a.users.Len() }

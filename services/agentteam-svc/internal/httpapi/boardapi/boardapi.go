@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/bounded"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
@@ -47,12 +48,12 @@ type Seats interface {
 type Handler struct {
 	board  Boards
 	seats  Seats
-	boards *boardCache
+	boards *bounded.Map[boardKey, encodedBoard]
 }
 
 // NewHandler returns a Handler.
 func NewHandler(b Boards, s Seats) *Handler {
-	return &Handler{board: b, seats: s, boards: newBoardCache(boardCacheEntries)}
+	return &Handler{board: b, seats: s, boards: newBoardCache()}
 }
 
 // Policies says who may call each operation of this package: members only, the domain checks

@@ -6,16 +6,19 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/motionstudio/platform/pkg/bounded"
 )
 
-// boardCacheEntries bounds the encoded boards kept: at most 100 tasks a column, about 140 KB
-// each plain and a fraction of that compressed, so under 25 MB.
+// boardCacheEntries bounds the encoded boards kept, least recently used out first: at most 100
+// tasks a column, about 140 KB each plain and a fraction of that compressed, so under 25 MB.
 const boardCacheEntries = 128
 
-// boardKey names one encoded page of a board at one version.
+// boardKey names one encoded page of a board at one version. A board's version changes with
+// every write to its tasks (on any replica), so an entry is never stale: a newer board has a
+// newer key.
 type boardKey struct {
 	team          string
 	version       int64
@@ -25,33 +28,8 @@ type boardKey struct {
 // encodedBoard is a board page as JSON, plain and gzip-compressed.
 type encodedBoard struct{ plain, gzipped []byte }
 
-// boardCache keeps encoded boards by team, version and page. A board's version changes with
-// every write to its tasks (on any replica), so an entry is never stale: a newer board has a
-// newer key. When full it starts over, which bounds its memory.
-type boardCache struct {
-	mu      sync.Mutex
-	max     int
-	entries map[boardKey]encodedBoard
-}
-
-func newBoardCache(max int) *boardCache {
-	return &boardCache{max: max, entries: make(map[boardKey]encodedBoard, max)}
-}
-
-func (c *boardCache) get(k boardKey) (encodedBoard, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.entries[k]
-	return b, ok
-}
-
-func (c *boardCache) put(k boardKey, b encodedBoard) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= c.max {
-		clear(c.entries)
-	}
-	c.entries[k] = b
+func newBoardCache() *bounded.Map[boardKey, encodedBoard] {
+	return bounded.New(bounded.Options[boardKey, encodedBoard]{Max: boardCacheEntries})
 }
 
 // encodeBoard compresses the JSON once, so that every later read of the same version sends a

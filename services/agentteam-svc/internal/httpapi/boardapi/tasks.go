@@ -68,7 +68,7 @@ func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 		return err
 	}
 	key := boardKey{team: team, version: version, offset: p.Offset, limit: p.Limit}
-	if b, ok := h.boards.get(key); ok {
+	if b, ok := h.boards.Get(key); ok {
 		return b.send(c)
 	}
 	cols, err := h.board.Board(ctx, member, team, p)
@@ -87,7 +87,7 @@ func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 	if err != nil {
 		return err
 	}
-	h.boards.put(key, b)
+	h.boards.Put(key, b)
 	return b.send(c)
 }
 

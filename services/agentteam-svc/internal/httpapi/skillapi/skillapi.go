@@ -5,11 +5,8 @@ package skillapi
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"sync"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -32,39 +29,13 @@ type Trigger interface{ Trigger() }
 
 // Handler implements ServerInterface.
 type Handler struct {
-	svc   Service
-	sync  Trigger
-	pages *pageCache
+	svc  Service
+	sync Trigger
 }
 
 // NewHandler returns a Handler.
 func NewHandler(svc Service, sync Trigger) *Handler {
-	return &Handler{svc: svc, sync: sync, pages: &pageCache{entries: map[string][]byte{}}}
-}
-
-// pageCacheSize bounds the encoded pages a handler keeps; when full it starts over.
-const pageCacheSize = 2048
-
-// pageCache keeps encoded list pages by query and library stamp.
-type pageCache struct {
-	mu      sync.Mutex
-	entries map[string][]byte
-}
-
-func (c *pageCache) get(key string) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.entries[key]
-	return b, ok
-}
-
-func (c *pageCache) put(key string, body []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.entries) >= pageCacheSize {
-		c.entries = map[string][]byte{}
-	}
-	c.entries[key] = body
+	return &Handler{svc: svc, sync: sync}
 }
 
 // Policies says who may call each operation of this package: members only (the domain checks
@@ -197,26 +168,17 @@ type listQuery struct {
 	page, size       *int
 }
 
-// list answers a page of a library, encoded once per library state: a page's JSON is kept
-// under its query and the stamp the domain read it at.
+// list answers a page of a library.
 func (h *Handler) list(c echo.Context, kind library.Kind, q listQuery, mapper func([]library.Item) any) error {
 	member, p, err := memberAndPage(c, q.page, q.size)
 	if err != nil {
 		return err
 	}
-	items, stamp, err := h.svc.Library(kind).List(c.Request().Context(), member, orgOf(q.org), str(q.role), str(q.visibility), p)
+	items, err := h.svc.Library(kind).List(c.Request().Context(), member, orgOf(q.org), str(q.role), str(q.visibility), p)
 	if err != nil {
 		return err
 	}
-	key := fmt.Sprintf("%s|%s|%q|%q|%d|%d|%s", kind, orgOf(q.org), str(q.role), str(q.visibility), p.Offset, p.Limit, stamp)
-	body, ok := h.pages.get(key)
-	if !ok {
-		if body, err = json.Marshal(mapper(items)); err != nil {
-			return err
-		}
-		h.pages.put(key, body)
-	}
-	return c.JSONBlob(http.StatusOK, body)
+	return c.JSON(http.StatusOK, mapper(items))
 }
 
 func (h *Handler) versions(c echo.Context, kind library.Kind, key string, org *uuid.UUID, mapper func([]library.Item) any) error {

@@ -3,71 +3,43 @@ package catalogapi
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/motionstudio/platform/pkg/bounded"
 )
 
 // maxGraphBytes bounds the encoded editor graphs a Handler keeps (a 50 × 20 graph is some
-// 300 KB); the oldest go first.
+// 300 KB); the least recently used go first.
 const maxGraphBytes = 32 << 20
 
 // graphCache keeps encoded GET /projects/{id}/full answers per project with the editor version
 // they were read at. An entry is served only while the version read for the request is the
 // same, so a graph is never served stale after a write on any replica, and only while younger
-// than maxAge, so the presigned AEP file URL it carries still works for a while. Safe for
-// concurrent use.
+// than its time to live, so the presigned AEP file URL it carries still works for a while.
 type graphCache struct {
-	mu     sync.Mutex
-	items  map[string]graphEntry
-	order  []string
-	bytes  int
-	maxAge time.Duration
+	m *bounded.Map[string, graphEntry]
 }
 
 type graphEntry struct {
 	version int64
 	body    []byte
-	at      time.Time
 }
 
 func newGraphCache(maxAge time.Duration) *graphCache {
-	return &graphCache{items: map[string]graphEntry{}, maxAge: maxAge}
+	return &graphCache{m: bounded.New(bounded.Options[string, graphEntry]{
+		Max: maxGraphBytes, TTL: maxAge, Size: func(_ string, e graphEntry) int { return len(e.body) },
+	})}
 }
 
-// get answers the body of project's graph at version, when it was encoded less than maxAge ago.
+// get answers the body of project's graph at version.
 func (g *graphCache) get(project string, version int64) ([]byte, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	e, ok := g.items[project]
-	if !ok || e.version != version || time.Since(e.at) >= g.maxAge {
-		return nil, false
-	}
-	return e.body, true
+	e, ok := g.m.Get(project)
+	return e.body, ok && e.version == version
 }
 
-// put keeps body as project's graph at version, dropping the oldest graphs beyond the bound.
+// put keeps body as project's graph at version.
 func (g *graphCache) put(project string, version int64, body []byte) {
-	if len(body) > maxGraphBytes {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if old, ok := g.items[project]; ok {
-		if old.version > version {
-			return
-		}
-		g.bytes -= len(old.body)
-	} else {
-		g.order = append(g.order, project)
-	}
-	g.items[project] = graphEntry{version: version, body: body, at: time.Now()}
-	g.bytes += len(body)
-	for g.bytes > maxGraphBytes && len(g.order) > 0 {
-		oldest := g.order[0]
-		g.order = g.order[1:]
-		g.bytes -= len(g.items[oldest].body)
-		delete(g.items, oldest)
-	}
+	g.m.Put(project, graphEntry{version: version, body: body})
 }
 
 // graphETag is the entity tag of every graph at version.
