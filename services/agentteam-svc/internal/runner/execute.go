@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,17 +52,83 @@ func (w *Worker) attempt(ctx context.Context, r *run.Run) (run.Run, error) {
 	}
 	p := w.assemble(ctx, r, agent, task)
 	out.Prompt, out.SkippedMCPServers = p.Text(), p.Skipped
-	ans, err := w.complete(ctx, conns, p.Messages())
-	if err != nil {
-		if ctx.Err() != nil {
-			return out, err
-		}
-		return fail(codeOf(err, "model_failed"), reasonOf(err))
+	return w.loop(ctx, out, conns, p)
+}
+
+// loop asks the model, makes the tool calls it asks for and feeds their results back, until it
+// answers without tool calls (the run's output) or a limit of the run is reached.
+func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.OpenedModel, p prompt) (run.Run, error) {
+	lim := w.cfg.Limits
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Duration, errTimeLimit)
+	defer cancel()
+	fail := func(code, msg string) (run.Run, error) {
+		out.Status, out.ErrorCode, out.Error = run.Failed, code, msg
+		return out, nil
 	}
-	out.Status, out.Output, out.ConnectionID = run.Completed, ans.Text, &ans.ConnectionID
-	out.PromptTokens, out.CompletionTokens = ans.Usage.PromptTokens, ans.Usage.CompletionTokens
-	out.Error, out.ErrorCode = "", ""
-	return out, nil
+	timeLimit := func() (run.Run, error) {
+		return fail(CodeTimeLimit, fmt.Sprintf("The run reached its time limit of %s.", lim.Duration))
+	}
+	messages, steps, calls := p.Messages(), 0, 0
+	for {
+		switch {
+		case steps >= lim.Steps:
+			return fail(CodeStepLimit, fmt.Sprintf("The run reached its limit of %d model calls.", lim.Steps))
+		case out.PromptTokens+out.CompletionTokens >= lim.Tokens:
+			return fail(CodeTokenLimit, fmt.Sprintf("The run reached its limit of %d tokens.", lim.Tokens))
+		}
+		ans, err := w.complete(ctx, conns, messages, p.tools.specs)
+		steps++
+		if err != nil {
+			switch {
+			case errors.Is(context.Cause(ctx), errTimeLimit):
+				return timeLimit()
+			case ctx.Err() != nil:
+				return out, err
+			}
+			return fail(codeOf(err, "model_failed"), reasonOf(err))
+		}
+		out.ConnectionID = &ans.ConnectionID
+		out.PromptTokens += ans.Usage.PromptTokens
+		out.CompletionTokens += ans.Usage.CompletionTokens
+		if len(ans.ToolCalls) == 0 {
+			out.Status, out.Output, out.Error, out.ErrorCode = run.Completed, ans.Text, "", ""
+			return out, nil
+		}
+		messages = append(messages, Message{Role: Assistant, Content: ans.Text, ToolCalls: ans.ToolCalls})
+		for _, call := range ans.ToolCalls {
+			if calls >= lim.ToolCalls {
+				return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
+			}
+			calls++
+			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: w.call(ctx, p, call)})
+			if errors.Is(context.Cause(ctx), errTimeLimit) {
+				return timeLimit()
+			}
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+		}
+	}
+}
+
+// call makes one tool call the model asked for and returns the tool message for the model: the
+// result, or why the call failed (an unknown function, arguments that are not an object, a
+// server that fails or reports an error), capped and framed as data.
+func (w *Worker) call(ctx context.Context, p prompt, c ToolCall) string {
+	bound, ok := p.tools.byName[c.Name]
+	if !ok {
+		return toolMessage(p.fence, oneLine(c.Name), "failed", "There is no tool with this name.")
+	}
+	args, err := arguments(c.Arguments)
+	if err != nil {
+		return toolMessage(p.fence, c.Name, "failed", "The call was not made: "+err.Error()+".")
+	}
+	text, err := w.tools.CallTool(ctx, bound.Endpoint, bound.Tool.Name, args)
+	if err != nil {
+		w.log.InfoContext(ctx, "tool call failed", "mcp_server_id", bound.Endpoint.ID, "tool", bound.Tool.Name, "reason", connection.Reason(err))
+		return toolMessage(p.fence, c.Name, "failed", capped(connection.Reason(err), w.cfg.Limits.ResultBytes))
+	}
+	return toolMessage(p.fence, c.Name, "succeeded", capped(text, w.cfg.Limits.ResultBytes))
 }
 
 // agent loads the run's agent, or the seat's current one when the run names none.
