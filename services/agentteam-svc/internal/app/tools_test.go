@@ -1,6 +1,8 @@
 package app_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -139,4 +141,42 @@ var _ = Describe("an agent that calls tools", func() {
 		Expect(model.calls()).To(HaveLen(2))
 		Expect(r.PromptTokens + r.CompletionTokens).To(Equal(300))
 	})
+})
+
+var _ = Describe("an agent's autonomy against its tools' risks", func() {
+	DescribeTable("makes the calls its autonomy covers and tells the model the others were not made",
+		func(autonomy string, made ...string) {
+			startWorker()
+			c := newCrew()
+			server := mcptest.NewAnnotated()
+			DeferCleanup(server.Close)
+			mcp := newMCPServer(c, server.URL+"/mcp", "Bearer mcp-secret-31")
+			model := toolModel("Done.", []stubCall{
+				{Name: mcptest.ReadPage, Arguments: `{}`}, {Name: mcptest.PostComment, Arguments: `{}`}, {Name: mcptest.DeletePage, Arguments: `{}`},
+			})
+			t := seedTeam(c, agentSpec{Primary: newConnection(c, model.URL+"/v1", "sk-tool-key-5511"), MCPServers: []string{mcp}, Autonomy: autonomy})
+			id := t.enqueue()
+			Eventually(runStatus(id)).WithTimeout(30 * time.Second).Should(Equal("Completed"))
+
+			tools := []string{}
+			for _, call := range server.Calls() {
+				tools = append(tools, call.Tool)
+			}
+			Expect(tools).To(Equal(append([]string{}, made...)))
+			results := model.calls()[1].toolResults()
+			for i, name := range []string{mcptest.ReadPage, mcptest.PostComment, mcptest.DeletePage} {
+				result := results[fmt.Sprintf("call-0-%d", i)]
+				if slices.Contains(made, name) {
+					Expect(result).To(ContainSubstring(name + " done"))
+				} else {
+					Expect(result).To(ContainSubstring("(not made;"))
+					Expect(result).To(ContainSubstring("without a person's approval"))
+				}
+			}
+		},
+		Entry("Autonomous: Low, Medium and High", "Autonomous", mcptest.ReadPage, mcptest.PostComment, mcptest.DeletePage),
+		Entry("Act: Low and Medium", "act", mcptest.ReadPage, mcptest.PostComment),
+		Entry("Suggest: none", "Suggest"),
+		Entry("an agent stored without autonomy: none", ""),
+	)
 })

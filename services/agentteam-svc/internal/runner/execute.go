@@ -52,12 +52,12 @@ func (w *Worker) attempt(ctx context.Context, r *run.Run) (run.Run, error) {
 	}
 	p := w.assemble(ctx, r, agent, task)
 	out.Prompt, out.SkippedMCPServers = p.Text(), p.Skipped
-	return w.loop(ctx, out, conns, p)
+	return w.loop(ctx, out, conns, p, agent.Autonomy)
 }
 
 // loop asks the model, makes the tool calls it asks for and feeds their results back, until it
 // answers without tool calls (the run's output) or a limit of the run is reached.
-func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.OpenedModel, p prompt) (run.Run, error) {
+func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.OpenedModel, p prompt, autonomy string) (run.Run, error) {
 	lim := w.cfg.Limits
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.Duration, errTimeLimit)
 	defer cancel()
@@ -100,7 +100,7 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 				return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
 			}
 			calls++
-			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: w.call(ctx, p, call)})
+			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: w.call(ctx, p, autonomy, call)})
 			if errors.Is(context.Cause(ctx), errTimeLimit) {
 				return timeLimit()
 			}
@@ -113,11 +113,18 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 
 // call makes one tool call the model asked for and returns the tool message for the model: the
 // result, or why the call failed (an unknown function, arguments that are not an object, a
-// server that fails or reports an error), capped and framed as data.
-func (w *Worker) call(ctx context.Context, p prompt, c ToolCall) string {
+// server that fails or reports an error) or was not made (the agent's autonomy does not cover
+// its risk: the call needs a person, and asking one is not offered yet), capped and framed as
+// data.
+func (w *Worker) call(ctx context.Context, p prompt, autonomy string, c ToolCall) string {
 	bound, ok := p.tools.byName[c.Name]
 	if !ok {
 		return toolMessage(p.fence, oneLine(c.Name), "failed", "There is no tool with this name.")
+	}
+	if !MayCall(autonomy, bound.Tool.Risk) {
+		return toolMessage(p.fence, c.Name, "not made", fmt.Sprintf(
+			"The call was not made: its risk is %s and the agent's autonomy does not let it make such calls without a person's approval. Continue without it, or describe the call you would make in your answer.",
+			bound.Tool.Risk))
 	}
 	args, err := arguments(c.Arguments)
 	if err != nil {

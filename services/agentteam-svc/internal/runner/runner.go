@@ -75,6 +75,8 @@ type Agent struct {
 	SkillKeys           []string
 	MCPServerIDs        []string
 	MonthlyTokenBudget  *int64
+	// Autonomy decides which tool calls run without a person (MayCall).
+	Autonomy string
 }
 
 // Task is the work item a run acts on, with its product's identity.

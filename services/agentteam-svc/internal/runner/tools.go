@@ -19,6 +19,27 @@ type Tools interface {
 	CallTool(ctx context.Context, e connection.Endpoint, name string, args map[string]any) (string, error)
 }
 
+// Autonomy levels of an agent.
+const (
+	Autonomous = "Autonomous"
+	Act        = "Act"
+	Suggest    = "Suggest"
+)
+
+// MayCall reports whether an agent of the autonomy may make a call of the risk without a
+// person: Autonomous every call, Act Low and Medium ones, Suggest none. The level matches
+// case-insensitively; any other value, an empty one included, is Suggest.
+func MayCall(autonomy string, risk connection.Risk) bool {
+	switch {
+	case strings.EqualFold(autonomy, Autonomous):
+		return true
+	case strings.EqualFold(autonomy, Act):
+		return risk == connection.RiskLow || risk == connection.RiskMedium
+	default:
+		return false
+	}
+}
+
 // maxFunctionName is the longest function name the OpenAI tools format accepts.
 const maxFunctionName = 64
 

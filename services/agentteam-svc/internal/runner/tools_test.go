@@ -65,3 +65,17 @@ var _ = Describe("offering MCP tools to the model", func() {
 		Expect(connection.RiskOf(false, false, nil)).To(Equal(connection.RiskHigh))
 	})
 })
+
+var _ = DescribeTable("which calls an agent makes without a person, by autonomy and risk",
+	func(autonomy string, low, medium, high bool) {
+		Expect([]bool{MayCall(autonomy, connection.RiskLow), MayCall(autonomy, connection.RiskMedium), MayCall(autonomy, connection.RiskHigh)}).
+			To(Equal([]bool{low, medium, high}))
+	},
+	Entry("Autonomous: all", "Autonomous", true, true, true),
+	Entry("autonomous, any case", "aUtOnOmOuS", true, true, true),
+	Entry("Act: Low and Medium", "Act", true, true, false),
+	Entry("ACT, any case", "ACT", true, true, false),
+	Entry("Suggest: none", "Suggest", false, false, false),
+	Entry("empty, as older agents: Suggest", "", false, false, false),
+	Entry("anything else: Suggest", "Full", false, false, false),
+)

@@ -49,20 +49,22 @@ type AgentRun struct {
 	CompletionTokens int                 `json:"completionTokens"`
 
 	// ConnectionId The model connection that answered.
-	ConnectionId      *openapi_types.UUID `json:"connectionId"`
-	CreatedAt         time.Time           `json:"createdAt"`
-	Error             string              `json:"error"`
-	ErrorCode         string              `json:"errorCode"`
-	FinishedAt        *time.Time          `json:"finishedAt"`
-	Id                openapi_types.UUID  `json:"id"`
-	Output            string              `json:"output"`
-	Prompt            string              `json:"prompt"`
-	PromptTokens      int                 `json:"promptTokens"`
-	SeatId            openapi_types.UUID  `json:"seatId"`
-	SkippedMcpServers []SkippedMcpServer  `json:"skippedMcpServers"`
-	StartedAt         *time.Time          `json:"startedAt"`
-	Status            AgentRunStatus      `json:"status"`
-	WorkItemId        openapi_types.UUID  `json:"workItemId"`
+	ConnectionId *openapi_types.UUID `json:"connectionId"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	Error        string              `json:"error"`
+
+	// ErrorCode Why a Failed run failed, for programs: among others `no_agent`, `no_connection`, `budget_exceeded`, `attempts_exhausted`, `queue_timeout`, a model failure (`model_unauthorized`, `model_unavailable`, ...), and the limits of the tool loop: `step_limit` (model calls), `tool_call_limit`, `time_limit`, `token_limit`.
+	ErrorCode         string             `json:"errorCode"`
+	FinishedAt        *time.Time         `json:"finishedAt"`
+	Id                openapi_types.UUID `json:"id"`
+	Output            string             `json:"output"`
+	Prompt            string             `json:"prompt"`
+	PromptTokens      int                `json:"promptTokens"`
+	SeatId            openapi_types.UUID `json:"seatId"`
+	SkippedMcpServers []SkippedMcpServer `json:"skippedMcpServers"`
+	StartedAt         *time.Time         `json:"startedAt"`
+	Status            AgentRunStatus     `json:"status"`
+	WorkItemId        openapi_types.UUID `json:"workItemId"`
 }
 
 // AgentRunStatus defines model for AgentRun.Status.
