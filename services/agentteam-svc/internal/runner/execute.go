@@ -76,8 +76,19 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 		case out.PromptTokens+out.CompletionTokens >= lim.Tokens:
 			return fail(CodeTokenLimit, fmt.Sprintf("The run reached its limit of %d tokens.", lim.Tokens))
 		}
+		began := w.now()
 		ans, err := w.complete(ctx, conns, messages, p.tools.specs)
 		steps++
+		step := run.Step{RunID: out.ID, Kind: run.ModelStep, Duration: w.now().Sub(began), Status: run.CallSucceeded}
+		if err != nil {
+			step.Status, step.Result = run.CallFailed, reasonOf(err)
+		} else {
+			step.ConnectionID, step.AskedForTools = &ans.ConnectionID, len(ans.ToolCalls) > 0
+			step.PromptTokens, step.CompletionTokens = ans.Usage.PromptTokens, ans.Usage.CompletionTokens
+		}
+		if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
+			return out, err
+		}
 		if err != nil {
 			switch {
 			case errors.Is(context.Cause(ctx), errTimeLimit):
@@ -100,7 +111,13 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 				return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
 			}
 			calls++
-			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: w.call(ctx, p, autonomy, call)})
+			began := w.now()
+			step := w.call(ctx, p, autonomy, call)
+			step.RunID, step.Duration = out.ID, w.now().Sub(began)
+			if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
+				return out, err
+			}
+			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: toolMessage(p.fence, step.FunctionName, step.Status, step.Result)})
 			if errors.Is(context.Cause(ctx), errTimeLimit) {
 				return timeLimit()
 			}
@@ -111,31 +128,37 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 	}
 }
 
-// call makes one tool call the model asked for and returns the tool message for the model: the
-// result, or why the call failed (an unknown function, arguments that are not an object, a
-// server that fails or reports an error) or was not made (the agent's autonomy does not cover
-// its risk: the call needs a person, and asking one is not offered yet), capped and framed as
-// data.
-func (w *Worker) call(ctx context.Context, p prompt, autonomy string, c ToolCall) string {
+// call makes one tool call the model asked for and returns its step: the result, or why the
+// call failed (an unknown function, arguments that are not an object, a server that fails or
+// reports an error) or was Rejected (the agent's autonomy does not cover its risk: the call
+// needs a person, and asking one is not offered yet), capped as the model reads it.
+func (w *Worker) call(ctx context.Context, p prompt, autonomy string, c ToolCall) run.Step {
+	step := run.Step{Kind: run.ToolStep, CallID: c.ID, FunctionName: oneLine(c.Name), Arguments: c.Arguments, Status: run.CallFailed}
 	bound, ok := p.tools.byName[c.Name]
 	if !ok {
-		return toolMessage(p.fence, oneLine(c.Name), "failed", "There is no tool with this name.")
+		step.Result = "There is no tool with this name."
+		return step
 	}
+	step.MCPServerID, step.ToolName, step.Risk = &bound.Endpoint.ID, bound.Tool.Name, string(bound.Tool.Risk)
 	if !MayCall(autonomy, bound.Tool.Risk) {
-		return toolMessage(p.fence, c.Name, "not made", fmt.Sprintf(
+		step.Status, step.Result = run.CallRejected, fmt.Sprintf(
 			"The call was not made: its risk is %s and the agent's autonomy does not let it make such calls without a person's approval. Continue without it, or describe the call you would make in your answer.",
-			bound.Tool.Risk))
+			bound.Tool.Risk)
+		return step
 	}
 	args, err := arguments(c.Arguments)
 	if err != nil {
-		return toolMessage(p.fence, c.Name, "failed", "The call was not made: "+err.Error()+".")
+		step.Result = "The call was not made: " + err.Error() + "."
+		return step
 	}
 	text, err := w.tools.CallTool(ctx, bound.Endpoint, bound.Tool.Name, args)
 	if err != nil {
 		w.log.InfoContext(ctx, "tool call failed", "mcp_server_id", bound.Endpoint.ID, "tool", bound.Tool.Name, "reason", connection.Reason(err))
-		return toolMessage(p.fence, c.Name, "failed", capped(connection.Reason(err), w.cfg.Limits.ResultBytes))
+		step.Result = capped(connection.Reason(err), w.cfg.Limits.ResultBytes)
+		return step
 	}
-	return toolMessage(p.fence, c.Name, "succeeded", capped(text, w.cfg.Limits.ResultBytes))
+	step.Status, step.Result = run.CallSucceeded, capped(text, w.cfg.Limits.ResultBytes)
+	return step
 }
 
 // agent loads the run's agent, or the seat's current one when the run names none.

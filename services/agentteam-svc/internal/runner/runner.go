@@ -102,6 +102,8 @@ type Store interface {
 	// entry of a run that was active, in one transaction if l still holds the run's job,
 	// jobs.ErrLeaseLost otherwise.
 	Finish(ctx context.Context, l jobs.Lease, r run.Run) error
+	// AddStep appends a step to its run's transcript.
+	AddStep(ctx context.Context, s run.Step) error
 	// Agent returns the run's agent (by id), or a NotFound error.
 	Agent(ctx context.Context, agentID string) (Agent, error)
 	// SeatAgent returns the id of the seat's agent, or a NotFound error.
