@@ -283,6 +283,7 @@ var matrix = []row{
 		kept: keptExactly("[]")},
 	{svc: agentteam, op: "listRuns", on: runOfA, admits: users, other: is(403), member: may, query: []string{"seatId"}},
 	{svc: agentteam, op: "getRun", on: runOfA, admits: users, other: is(403), member: may},
+	{svc: agentteam, op: "listRunSteps", on: runOfA, admits: users, other: is(403), member: may},
 	{svc: agentteam, op: "cancelRun", on: runOfA, admits: users, other: is(403), member: may, ok: []int{200, 409},
 		kept: func(f *fixture, _ string) {
 			_, body := f.read()

@@ -15,7 +15,7 @@ import (
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/app"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
 var _ = Describe("rotating the encryption key", Ordered, func() {

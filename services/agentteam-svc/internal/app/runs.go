@@ -83,6 +83,10 @@ func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w
 	worker := runner.NewWorker(runner.Config{
 		Lease: cfg.Runs.Lease, MaxAttempts: cfg.Runs.MaxAttempts, QueuedLimit: cfg.Runs.QueuedLimit, StaleAfter: cfg.Runs.StaleAfter,
 		Retry: runner.Retry{Retries: cfg.Runs.ModelRetries, Base: cfg.Runs.ModelRetryBase, Max: cfg.Runs.ModelRetryMax},
+		Limits: runner.Limits{
+			Steps: cfg.Runs.MaxSteps, ToolCalls: cfg.Runs.MaxToolCalls, Duration: cfg.Runs.MaxDuration, Tokens: cfg.Runs.MaxTokens,
+			ResultBytes: cfg.Runs.ToolResultMaxBytes,
+		},
 	}, runner.Deps{
 		Store: store.NewRunWork(db, w), Connections: conns,
 		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: service.Now,

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,18 +20,73 @@ import (
 )
 
 // modelStub is a local OpenAI-compatible chat-completions server. answer decides each reply
-// (status and text); every request is recorded.
+// (status and text) unless script asks for tool calls; every request is recorded.
 type modelStub struct {
 	*httptest.Server
 	mu       sync.Mutex
 	requests []stubRequest
 	answer   func(n int, r *http.Request) (int, string)
+	// script, when set, answers a request with the tool calls it returns (none: answer).
+	script func(req stubRequest) []stubCall
 }
 
 type stubRequest struct {
 	Authorization string
 	Model         string
-	Messages      []struct{ Role, Content string }
+	Messages      []stubMessage
+	Tools         []struct {
+		Type     string
+		Function struct {
+			Name, Description string
+			Parameters        map[string]any
+		}
+	}
+}
+
+type stubMessage struct {
+	Role, Content string
+	ToolCallID    string `json:"tool_call_id"`
+	ToolCalls     []struct {
+		ID       string
+		Function stubCall
+	} `json:"tool_calls"`
+}
+
+// stubCall is a tool call the stub asks for.
+type stubCall struct{ Name, Arguments string }
+
+// turn is how many assistant messages the request holds (the tool loop's round).
+func (r stubRequest) turn() int {
+	n := 0
+	for _, m := range r.Messages {
+		if m.Role == "assistant" {
+			n++
+		}
+	}
+	return n
+}
+
+// toolResults are the request's tool messages by call id.
+func (r stubRequest) toolResults() map[string]string {
+	out := map[string]string{}
+	for _, m := range r.Messages {
+		if m.Role == "tool" {
+			out[m.ToolCallID] = m.Content
+		}
+	}
+	return out
+}
+
+// toolModel answers turn k with the calls of turns[k] and every later turn with text.
+func toolModel(text string, turns ...[]stubCall) *modelStub {
+	s := newModelStub(answering(text))
+	s.script = func(req stubRequest) []stubCall {
+		if k := req.turn(); k < len(turns) {
+			return turns[k]
+		}
+		return nil
+	}
+	return s
 }
 
 func newModelStub(answer func(n int, r *http.Request) (int, string)) *modelStub {
@@ -43,16 +99,31 @@ func newModelStub(answer func(n int, r *http.Request) (int, string)) *modelStub 
 		s.requests = append(s.requests, req)
 		n := len(s.requests)
 		s.mu.Unlock()
-		status, text := s.answer(n, r)
+		var calls []stubCall
+		if s.script != nil {
+			calls = s.script(req)
+		}
+		status, text := http.StatusOK, ""
+		if len(calls) == 0 {
+			status, text = s.answer(n, r)
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		if status != http.StatusOK {
 			_, _ = w.Write([]byte(`{"error":{"message":"stub says no","type":"stub","code":"stub"}}`))
 			return
 		}
+		message := map[string]any{"role": "assistant", "content": text}
+		if len(calls) > 0 {
+			out := make([]any, len(calls))
+			for i, c := range calls {
+				out[i] = map[string]any{"id": fmt.Sprintf("call-%d-%d", req.turn(), i), "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}}
+			}
+			message = map[string]any{"role": "assistant", "content": nil, "tool_calls": out}
+		}
 		_ = json.NewEncoder(w).Encode(map[string]any{
 			"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": text}}},
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": message}},
 			"usage":   map[string]any{"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
 		})
 	}))
@@ -81,6 +152,8 @@ type agentSpec struct {
 	Primary, Fallback string
 	MCPServers        []string
 	Budget            *int64
+	// Autonomy is the agent's autonomy ("" as agents stored before it mattered).
+	Autonomy string
 }
 
 // seedTeam seeds the structure a run needs straight into the tables (the board's endpoints
@@ -102,9 +175,9 @@ func seedTeam(c crew, a agentSpec) aiTeam {
 		b, _ := json.Marshal(a.MCPServers)
 		servers = "{" + string(b[1:len(b)-1]) + "}"
 	}
-	exec(`INSERT INTO agents (id, seat_id, organization_id, team_id, name, persona, api_config_id, fallback_api_config_id, mcp_server_ids, monthly_token_budget)
-		VALUES (?, ?, ?, ?, 'Quinn', 'Check every acceptance criterion twice.', ?, ?, ?::uuid[], ?)`,
-		t.AgentID, t.SeatID, c.OrgID, t.TeamID, a.Primary, fallback, servers, a.Budget)
+	exec(`INSERT INTO agents (id, seat_id, organization_id, team_id, name, persona, api_config_id, fallback_api_config_id, mcp_server_ids, monthly_token_budget, autonomy)
+		VALUES (?, ?, ?, ?, 'Quinn', 'Check every acceptance criterion twice.', ?, ?, ?::uuid[], ?, ?)`,
+		t.AgentID, t.SeatID, c.OrgID, t.TeamID, a.Primary, fallback, servers, a.Budget, a.Autonomy)
 	exec(`INSERT INTO work_items (id, team_id, title, description, type, status) VALUES (?, ?, 'Review the export dialog', 'Check the new export dialog.', 'Review', 'Backlog')`,
 		t.TaskID, t.TeamID)
 	return t

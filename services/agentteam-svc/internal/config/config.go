@@ -124,6 +124,22 @@ type Runs struct {
 	MCPTimeout time.Duration `env:"MCP_TIMEOUT" default:"10s"`
 	// MCPMaxBodyBytes caps one MCP response (or server-sent event).
 	MCPMaxBodyBytes int64 `env:"MCP_MAX_BODY_BYTES" default:"1048576"`
+	// MaxSteps is how many model calls one run makes at most: each answer with tool calls
+	// costs one more; a run that needs more fails with errorCode step_limit.
+	MaxSteps int `env:"RUN_MAX_STEPS" default:"20"`
+	// MaxToolCalls is how many tool calls one run makes at most; the next one fails the run
+	// with errorCode tool_call_limit.
+	MaxToolCalls int `env:"RUN_MAX_TOOL_CALLS" default:"40"`
+	// MaxDuration is the wall time one attempt of a run may take, model and tool calls
+	// included; a run that takes longer fails with errorCode time_limit.
+	MaxDuration time.Duration `env:"RUN_MAX_DURATION" default:"10m"`
+	// MaxTokens bounds the prompt and completion tokens of one run (every model call
+	// summed); once reached, the run fails with errorCode token_limit instead of asking the
+	// model again. The agent's monthly budget applies as well.
+	MaxTokens int `env:"RUN_MAX_TOKENS" default:"200000"`
+	// ToolResultMaxBytes caps one tool result as the model reads it; a longer one is cut with
+	// a marker saying how long it was.
+	ToolResultMaxBytes int `env:"TOOL_RESULT_MAX_BYTES" default:"16384"`
 }
 
 // Load reads the environment and fills local-development defaults.

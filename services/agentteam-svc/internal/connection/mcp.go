@@ -62,6 +62,35 @@ type Endpoint struct {
 type Tool struct {
 	Name        string
 	Description string
+	// InputSchema is the tool's JSON Schema for its arguments, as the server gave it.
+	InputSchema json.RawMessage
+	// Risk follows the tool's annotations (RiskOf).
+	Risk Risk
+}
+
+// Risk is how much harm a tool call can do, from the MCP tool annotations.
+type Risk string
+
+// Risks.
+const (
+	RiskLow    Risk = "Low"
+	RiskMedium Risk = "Medium"
+	RiskHigh   Risk = "High"
+)
+
+// RiskOf reads the MCP tool annotations with the defaults the MCP specification gives them
+// (readOnlyHint false, destructiveHint true): a read-only tool is Low, a tool that declares
+// itself not destructive is Medium, and anything else, a tool without annotations included,
+// is High.
+func RiskOf(annotated bool, readOnly bool, destructive *bool) Risk {
+	switch {
+	case annotated && readOnly:
+		return RiskLow
+	case annotated && destructive != nil && !*destructive:
+		return RiskMedium
+	default:
+		return RiskHigh
+	}
 }
 
 // ToolLister lists every tool of an MCP server (all pages). Its errors carry a message fit for

@@ -73,3 +73,43 @@ const JobKindAgentRun = "agent.run"
 
 // NotFound is the 404 for an unknown run.
 func NotFound() error { return apperr.E(apperr.NotFound, "run_not_found", "Run not found.") }
+
+// StepKind tells a model call from a tool call.
+type StepKind string
+
+// Step kinds.
+const (
+	ModelStep StepKind = "Model"
+	ToolStep  StepKind = "ToolCall"
+)
+
+// Tool call statuses of a step.
+const (
+	CallSucceeded = "Succeeded"
+	CallFailed    = "Failed"
+	CallRejected  = "Rejected"
+)
+
+// Step is one entry of a run's transcript, in the order made (Seq from 1): a model call (its
+// connection, tokens, whether it asked for tools) or a tool call (its call id, MCP server,
+// tool, function name, arguments, risk, status and result text as sent to the model). A step
+// holds no MCP header, model key or other secret.
+type Step struct {
+	RunID            string
+	Seq              int
+	Kind             StepKind
+	ConnectionID     *string
+	PromptTokens     int
+	CompletionTokens int
+	AskedForTools    bool
+	CallID           string
+	MCPServerID      *string
+	ToolName         string
+	FunctionName     string
+	Arguments        string
+	Risk             string
+	Status           string
+	Result           string
+	Duration         time.Duration
+	CreatedAt        time.Time
+}

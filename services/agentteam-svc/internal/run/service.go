@@ -24,6 +24,8 @@ type Store interface {
 	RunsOf(ctx context.Context, column, id string, p org.Page) ([]Run, error)
 	// Cancel locks the run, lets cancel change it and stores it with its job finished.
 	Cancel(ctx context.Context, id string, cancel func(*Run) (audit.Entry, error)) (Run, error)
+	// Steps answers a page of the run's transcript in order.
+	Steps(ctx context.Context, runID string, p org.Page) ([]Step, error)
 }
 
 // Seats answers seats.
@@ -85,6 +87,15 @@ func (s *Service) Get(ctx context.Context, memberID, id string) (Run, error) {
 	}
 	_, err = s.access.Require(ctx, memberID, access.ViewBoard, access.Team(r.TeamID))
 	return r, err
+}
+
+// Steps answers a page of the run's transcript, in order, to whoever may read the run
+// (ViewBoard on its team). It returns NotFound and Forbidden.
+func (s *Service) Steps(ctx context.Context, memberID, id string, p org.Page) ([]Step, error) {
+	if _, err := s.Get(ctx, memberID, id); err != nil {
+		return nil, err
+	}
+	return s.store.Steps(ctx, id, p)
 }
 
 // List lists the runs of a work item or of a seat, exactly one of which is given, newest first

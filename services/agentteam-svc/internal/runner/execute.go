@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -51,17 +52,113 @@ func (w *Worker) attempt(ctx context.Context, r *run.Run) (run.Run, error) {
 	}
 	p := w.assemble(ctx, r, agent, task)
 	out.Prompt, out.SkippedMCPServers = p.Text(), p.Skipped
-	ans, err := w.complete(ctx, conns, p.Messages())
-	if err != nil {
-		if ctx.Err() != nil {
+	return w.loop(ctx, out, conns, p, agent.Autonomy)
+}
+
+// loop asks the model, makes the tool calls it asks for and feeds their results back, until it
+// answers without tool calls (the run's output) or a limit of the run is reached.
+func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.OpenedModel, p prompt, autonomy string) (run.Run, error) {
+	lim := w.cfg.Limits
+	ctx, cancel := context.WithTimeoutCause(ctx, lim.Duration, errTimeLimit)
+	defer cancel()
+	fail := func(code, msg string) (run.Run, error) {
+		out.Status, out.ErrorCode, out.Error = run.Failed, code, msg
+		return out, nil
+	}
+	timeLimit := func() (run.Run, error) {
+		return fail(CodeTimeLimit, fmt.Sprintf("The run reached its time limit of %s.", lim.Duration))
+	}
+	messages, steps, calls := p.Messages(), 0, 0
+	for {
+		switch {
+		case steps >= lim.Steps:
+			return fail(CodeStepLimit, fmt.Sprintf("The run reached its limit of %d model calls.", lim.Steps))
+		case out.PromptTokens+out.CompletionTokens >= lim.Tokens:
+			return fail(CodeTokenLimit, fmt.Sprintf("The run reached its limit of %d tokens.", lim.Tokens))
+		}
+		began := w.now()
+		ans, err := w.complete(ctx, conns, messages, p.tools.specs)
+		steps++
+		step := run.Step{RunID: out.ID, Kind: run.ModelStep, Duration: w.now().Sub(began), Status: run.CallSucceeded}
+		if err != nil {
+			step.Status, step.Result = run.CallFailed, reasonOf(err)
+		} else {
+			step.ConnectionID, step.AskedForTools = &ans.ConnectionID, len(ans.ToolCalls) > 0
+			step.PromptTokens, step.CompletionTokens = ans.Usage.PromptTokens, ans.Usage.CompletionTokens
+		}
+		if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
 			return out, err
 		}
-		return fail(codeOf(err, "model_failed"), reasonOf(err))
+		if err != nil {
+			switch {
+			case errors.Is(context.Cause(ctx), errTimeLimit):
+				return timeLimit()
+			case ctx.Err() != nil:
+				return out, err
+			}
+			return fail(codeOf(err, "model_failed"), reasonOf(err))
+		}
+		out.ConnectionID = &ans.ConnectionID
+		out.PromptTokens += ans.Usage.PromptTokens
+		out.CompletionTokens += ans.Usage.CompletionTokens
+		if len(ans.ToolCalls) == 0 {
+			out.Status, out.Output, out.Error, out.ErrorCode = run.Completed, ans.Text, "", ""
+			return out, nil
+		}
+		messages = append(messages, Message{Role: Assistant, Content: ans.Text, ToolCalls: ans.ToolCalls})
+		for _, call := range ans.ToolCalls {
+			if calls >= lim.ToolCalls {
+				return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
+			}
+			calls++
+			began := w.now()
+			step := w.call(ctx, p, autonomy, call)
+			step.RunID, step.Duration = out.ID, w.now().Sub(began)
+			if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
+				return out, err
+			}
+			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: toolMessage(p.fence, step.FunctionName, step.Status, step.Result)})
+			if errors.Is(context.Cause(ctx), errTimeLimit) {
+				return timeLimit()
+			}
+			if ctx.Err() != nil {
+				return out, ctx.Err()
+			}
+		}
 	}
-	out.Status, out.Output, out.ConnectionID = run.Completed, ans.Text, &ans.ConnectionID
-	out.PromptTokens, out.CompletionTokens = ans.Usage.PromptTokens, ans.Usage.CompletionTokens
-	out.Error, out.ErrorCode = "", ""
-	return out, nil
+}
+
+// call makes one tool call the model asked for and returns its step: the result, or why the
+// call failed (an unknown function, arguments that are not an object, a server that fails or
+// reports an error) or was Rejected (the agent's autonomy does not cover its risk: the call
+// needs a person, and asking one is not offered yet), capped as the model reads it.
+func (w *Worker) call(ctx context.Context, p prompt, autonomy string, c ToolCall) run.Step {
+	step := run.Step{Kind: run.ToolStep, CallID: c.ID, FunctionName: oneLine(c.Name), Arguments: c.Arguments, Status: run.CallFailed}
+	bound, ok := p.tools.byName[c.Name]
+	if !ok {
+		step.Result = "There is no tool with this name."
+		return step
+	}
+	step.MCPServerID, step.ToolName, step.Risk = &bound.Endpoint.ID, bound.Tool.Name, string(bound.Tool.Risk)
+	if !MayCall(autonomy, bound.Tool.Risk) {
+		step.Status, step.Result = run.CallRejected, fmt.Sprintf(
+			"The call was not made: its risk is %s and the agent's autonomy does not let it make such calls without a person's approval. Continue without it, or describe the call you would make in your answer.",
+			bound.Tool.Risk)
+		return step
+	}
+	args, err := arguments(c.Arguments)
+	if err != nil {
+		step.Result = "The call was not made: " + err.Error() + "."
+		return step
+	}
+	text, err := w.tools.CallTool(ctx, bound.Endpoint, bound.Tool.Name, args)
+	if err != nil {
+		w.log.InfoContext(ctx, "tool call failed", "mcp_server_id", bound.Endpoint.ID, "tool", bound.Tool.Name, "reason", connection.Reason(err))
+		step.Result = capped(connection.Reason(err), w.cfg.Limits.ResultBytes)
+		return step
+	}
+	step.Status, step.Result = run.CallSucceeded, capped(text, w.cfg.Limits.ResultBytes)
+	return step
 }
 
 // agent loads the run's agent, or the seat's current one when the run names none.

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -15,14 +16,35 @@ type Role string
 
 // Chat roles.
 const (
-	System Role = "system"
-	User   Role = "user"
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+	ToolRole  Role = "tool"
 )
 
-// Message is one chat message sent to a model.
+// Message is one chat message sent to a model: an assistant message carries the tool calls it
+// asked for, a tool message the result of one of them (ToolCallID).
 type Message struct {
-	Role    Role
-	Content string
+	Role       Role
+	Content    string
+	ToolCalls  []ToolCall
+	ToolCallID string
+}
+
+// ToolCall is one call a model asked for: its id, the function name and the arguments as the
+// model wrote them (a JSON object, unchecked).
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments string
+}
+
+// ToolSpec is a tool offered to a model as an OpenAI-format function.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// Parameters is the tool's JSON Schema, as its MCP server gave it.
+	Parameters json.RawMessage
 }
 
 // Usage counts a completion's tokens.
@@ -31,10 +53,11 @@ type Usage struct {
 	CompletionTokens int
 }
 
-// Completion is a model's answer.
+// Completion is a model's answer: text, or tool calls to make before asking again.
 type Completion struct {
-	Text  string
-	Usage Usage
+	Text      string
+	ToolCalls []ToolCall
+	Usage     Usage
 }
 
 // Model completes a chat over one model connection, once (no retries of its own). An error of
@@ -42,7 +65,7 @@ type Completion struct {
 // worth retrying; any other error (401, 403, another 4xx, a refused address) is final for that
 // connection. Error messages are fit for the run's error text.
 type Model interface {
-	Complete(ctx context.Context, conn connection.OpenedModel, messages []Message) (Completion, error)
+	Complete(ctx context.Context, conn connection.OpenedModel, messages []Message, tools []ToolSpec) (Completion, error)
 }
 
 // Retry is the backoff of transient model failures on one connection.
@@ -80,11 +103,11 @@ type answered struct {
 // complete asks each connection in turn (the primary, then the fallback), retrying transient
 // failures on each with backoff; the first answer wins. It returns the last failure when every
 // connection failed.
-func (w *Worker) complete(ctx context.Context, conns []connection.OpenedModel, messages []Message) (answered, error) {
+func (w *Worker) complete(ctx context.Context, conns []connection.OpenedModel, messages []Message, tools []ToolSpec) (answered, error) {
 	var last error
 	for _, conn := range conns {
 		for n := 0; ; n++ {
-			c, err := w.model.Complete(ctx, conn, messages)
+			c, err := w.model.Complete(ctx, conn, messages, tools)
 			if err == nil {
 				return answered{Completion: c, ConnectionID: conn.ID}, nil
 			}

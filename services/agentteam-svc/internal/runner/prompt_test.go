@@ -42,6 +42,10 @@ func (f fakeTools) ListTools(_ context.Context, e connection.Endpoint) ([]connec
 	return nil, apperr.E(apperr.Unavailable, "mcp_unreachable", "The server could not be reached.")
 }
 
+func (f fakeTools) CallTool(context.Context, connection.Endpoint, string, map[string]any) (string, error) {
+	return "", errors.New("unused")
+}
+
 type fakeMemory []string
 
 func (f fakeMemory) Recall(context.Context, string, string, int) ([]string, error) { return f, nil }

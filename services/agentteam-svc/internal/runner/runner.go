@@ -2,8 +2,10 @@
 // Running, job Processing, one more attempt), renews the lease while the model answers,
 // assembles the prompt (product identity, persona, team memory, skills, MCP tool catalog, each
 // framed as data, then the task), calls the agent's model connection with retries and the
-// fallback connection, and finishes the run Completed or Failed (job Done or Failed) with its
-// prompt, output, usage and reason, only while it still holds the lease (pkg/jobs). A sweeper
+// fallback connection, offering the MCP tools as functions and making the tool calls the model
+// asks for until it answers (within the run's Limits), and finishes the run Completed or Failed
+// (job Done or Failed) with its prompt, output, usage and reason, only while it still holds the
+// lease (pkg/jobs). A sweeper
 // requeues runs whose worker died and re-wakes runs whose wake-up was lost; the claim fails
 // runs that waited or were attempted too long. A cancelled run is never run or finished over.
 package runner
@@ -28,7 +30,28 @@ const (
 	CodeBudgetExceeded    = "budget_exceeded"
 	CodeAttemptsExhausted = "attempts_exhausted"
 	CodeQueueTimeout      = "queue_timeout"
+	CodeStepLimit         = "step_limit"
+	CodeToolCallLimit     = "tool_call_limit"
+	CodeTimeLimit         = "time_limit"
+	CodeTokenLimit        = "token_limit"
 )
+
+// errTimeLimit is the cause of a run's context when its time limit passes.
+var errTimeLimit = errors.New("the run reached its time limit")
+
+// Limits bound one run's tool loop; reaching one fails the run with the limit's errorCode.
+type Limits struct {
+	// Steps is how many model calls one run makes at most (step_limit).
+	Steps int
+	// ToolCalls is how many tool calls one run makes at most (tool_call_limit).
+	ToolCalls int
+	// Duration bounds one attempt's tool loop (time_limit).
+	Duration time.Duration
+	// Tokens bounds the prompt and completion tokens of one run (token_limit).
+	Tokens int
+	// ResultBytes caps a tool result as the model reads it.
+	ResultBytes int
+}
 
 // Config tunes the worker.
 type Config struct {
@@ -37,6 +60,7 @@ type Config struct {
 	QueuedLimit time.Duration
 	StaleAfter  time.Duration
 	Retry       Retry
+	Limits      Limits
 }
 
 // Agent is what a run needs of its agent.
@@ -51,6 +75,8 @@ type Agent struct {
 	SkillKeys           []string
 	MCPServerIDs        []string
 	MonthlyTokenBudget  *int64
+	// Autonomy decides which tool calls run without a person (MayCall).
+	Autonomy string
 }
 
 // Task is the work item a run acts on, with its product's identity.
@@ -76,6 +102,8 @@ type Store interface {
 	// entry of a run that was active, in one transaction if l still holds the run's job,
 	// jobs.ErrLeaseLost otherwise.
 	Finish(ctx context.Context, l jobs.Lease, r run.Run) error
+	// AddStep appends a step to its run's transcript.
+	AddStep(ctx context.Context, s run.Step) error
 	// Agent returns the run's agent (by id), or a NotFound error.
 	Agent(ctx context.Context, agentID string) (Agent, error)
 	// SeatAgent returns the id of the seat's agent, or a NotFound error.
@@ -118,7 +146,7 @@ type Deps struct {
 	Store       Store
 	Connections Connections
 	Model       Model
-	Tools       connection.ToolLister
+	Tools       Tools
 	Memory      Memory
 	Skills      Skills
 	Log         *slog.Logger
@@ -133,7 +161,7 @@ type Worker struct {
 	store  Store
 	conns  Connections
 	model  Model
-	tools  connection.ToolLister
+	tools  Tools
 	memory Memory
 	skills Skills
 	log    *slog.Logger

@@ -175,7 +175,7 @@ func (s *RunWork) Agent(ctx context.Context, agentID string) (runner.Agent, erro
 	return runner.Agent{
 		ID: m.ID, OrganizationID: m.OrganizationID, Name: m.Name, RoleName: rows[0].RoleName, Persona: m.Persona, APIConfigID: m.APIConfigID,
 		FallbackAPIConfigID: m.FallbackAPIConfigID, SkillKeys: nonNil(m.SkillKeys), MCPServerIDs: nonNil(m.MCPServerIDs),
-		MonthlyTokenBudget: m.MonthlyTokenBudget,
+		MonthlyTokenBudget: m.MonthlyTokenBudget, Autonomy: m.Autonomy,
 	}, nil
 }
 

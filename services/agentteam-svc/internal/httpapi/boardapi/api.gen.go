@@ -142,7 +142,9 @@ type Agent struct {
 	AgentProfileVersion *string `json:"agentProfileVersion"`
 
 	// ApiConfigId The model connection; never carries its key.
-	ApiConfigId         openapi_types.UUID   `json:"apiConfigId"`
+	ApiConfigId openapi_types.UUID `json:"apiConfigId"`
+
+	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover is not made, and the model is told so.
 	Autonomy            string               `json:"autonomy"`
 	CreatedAt           time.Time            `json:"createdAt"`
 	Docs                []string             `json:"docs"`
@@ -217,7 +219,9 @@ type ConfigureAgentRequest struct {
 	AgentProfileVersion *string `json:"agentProfileVersion,omitempty"`
 
 	// ApiConfigId One of the organization's model connection ids (uuid); required.
-	ApiConfigId         *string               `json:"apiConfigId,omitempty"`
+	ApiConfigId *string `json:"apiConfigId,omitempty"`
+
+	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover is not made, and the model is told so.
 	Autonomy            *string               `json:"autonomy,omitempty"`
 	Docs                *[]string             `json:"docs,omitempty"`
 	FallbackApiConfigId *openapi_types.UUID   `json:"fallbackApiConfigId,omitempty"`

@@ -40,6 +40,24 @@ func (e AgentRunStatus) Valid() bool {
 	}
 }
 
+// Defines values for RunStepKind.
+const (
+	Model    RunStepKind = "Model"
+	ToolCall RunStepKind = "ToolCall"
+)
+
+// Valid indicates whether the value is a known member of the RunStepKind enum.
+func (e RunStepKind) Valid() bool {
+	switch e {
+	case Model:
+		return true
+	case ToolCall:
+		return true
+	default:
+		return false
+	}
+}
+
 // AgentRun defines model for AgentRun.
 type AgentRun struct {
 	ActionRisk       string              `json:"actionRisk"`
@@ -49,20 +67,22 @@ type AgentRun struct {
 	CompletionTokens int                 `json:"completionTokens"`
 
 	// ConnectionId The model connection that answered.
-	ConnectionId      *openapi_types.UUID `json:"connectionId"`
-	CreatedAt         time.Time           `json:"createdAt"`
-	Error             string              `json:"error"`
-	ErrorCode         string              `json:"errorCode"`
-	FinishedAt        *time.Time          `json:"finishedAt"`
-	Id                openapi_types.UUID  `json:"id"`
-	Output            string              `json:"output"`
-	Prompt            string              `json:"prompt"`
-	PromptTokens      int                 `json:"promptTokens"`
-	SeatId            openapi_types.UUID  `json:"seatId"`
-	SkippedMcpServers []SkippedMcpServer  `json:"skippedMcpServers"`
-	StartedAt         *time.Time          `json:"startedAt"`
-	Status            AgentRunStatus      `json:"status"`
-	WorkItemId        openapi_types.UUID  `json:"workItemId"`
+	ConnectionId *openapi_types.UUID `json:"connectionId"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	Error        string              `json:"error"`
+
+	// ErrorCode Why a Failed run failed, for programs: among others `no_agent`, `no_connection`, `budget_exceeded`, `attempts_exhausted`, `queue_timeout`, a model failure (`model_unauthorized`, `model_unavailable`, ...), and the limits of the tool loop: `step_limit` (model calls), `tool_call_limit`, `time_limit`, `token_limit`.
+	ErrorCode         string             `json:"errorCode"`
+	FinishedAt        *time.Time         `json:"finishedAt"`
+	Id                openapi_types.UUID `json:"id"`
+	Output            string             `json:"output"`
+	Prompt            string             `json:"prompt"`
+	PromptTokens      int                `json:"promptTokens"`
+	SeatId            openapi_types.UUID `json:"seatId"`
+	SkippedMcpServers []SkippedMcpServer `json:"skippedMcpServers"`
+	StartedAt         *time.Time         `json:"startedAt"`
+	Status            AgentRunStatus     `json:"status"`
+	WorkItemId        openapi_types.UUID `json:"workItemId"`
 }
 
 // AgentRunStatus defines model for AgentRun.Status.
@@ -73,6 +93,48 @@ type CreateRunRequest struct {
 	SeatId     openapi_types.UUID `json:"seatId"`
 	WorkItemId openapi_types.UUID `json:"workItemId"`
 }
+
+// RunStep One model call or tool call of a run.
+type RunStep struct {
+	// Arguments The arguments as the model wrote them (a JSON object).
+	Arguments string `json:"arguments"`
+
+	// AskedForTools Whether the model's answer asked for tool calls (model steps).
+	AskedForTools bool `json:"askedForTools"`
+
+	// CallId The model's id of the tool call (tool steps).
+	CallId           string `json:"callId"`
+	CompletionTokens int    `json:"completionTokens"`
+
+	// ConnectionId The model connection that answered (model steps).
+	ConnectionId *openapi_types.UUID `json:"connectionId,omitempty"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	DurationMs   int64               `json:"durationMs"`
+
+	// FunctionName The function name the model called.
+	FunctionName string              `json:"functionName"`
+	Kind         RunStepKind         `json:"kind"`
+	McpServerId  *openapi_types.UUID `json:"mcpServerId"`
+	PromptTokens int                 `json:"promptTokens"`
+
+	// Result The tool's result text as sent to the model, or why the step failed.
+	Result string `json:"result"`
+
+	// Risk Low, Medium or High, from the tool's MCP annotations.
+	Risk string `json:"risk"`
+
+	// Seq The step's place in the run, from 1.
+	Seq int `json:"seq"`
+
+	// Status Succeeded or Failed (model and tool steps); Rejected for a tool call the agent's autonomy does not cover, which is not made.
+	Status string `json:"status"`
+
+	// ToolName The MCP tool's name.
+	ToolName string `json:"toolName"`
+}
+
+// RunStepKind defines model for RunStep.Kind.
+type RunStepKind string
 
 // SkippedMcpServer defines model for SkippedMcpServer.
 type SkippedMcpServer struct {
@@ -99,6 +161,15 @@ type ListRunsParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// ListRunStepsParams defines parameters for ListRunSteps.
+type ListRunStepsParams struct {
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
+
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = CreateRunRequest
 
@@ -116,6 +187,9 @@ type ServerInterface interface {
 	// CancelRun Cancel a queued or running run
 	// (POST /api/assembler/runs/{id}/cancel)
 	CancelRun(ctx echo.Context, id openapi_types.UUID) error
+	// ListRunSteps A run's transcript, step by step
+	// (GET /api/assembler/runs/{id}/steps)
+	ListRunSteps(ctx echo.Context, id openapi_types.UUID, params ListRunStepsParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -203,6 +277,38 @@ func (w *ServerInterfaceWrapper) CancelRun(ctx echo.Context) error {
 	return err
 }
 
+// ListRunSteps converts echo context to params.
+func (w *ServerInterfaceWrapper) ListRunSteps(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListRunStepsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListRunSteps(ctx, id, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -254,5 +360,6 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/assembler/runs", wrapper.CreateRun, options.OperationMiddlewares["createRun"]...)
 	router.GET(options.BaseURL+"/api/assembler/runs/:id", wrapper.GetRun, options.OperationMiddlewares["getRun"]...)
 	router.POST(options.BaseURL+"/api/assembler/runs/:id/cancel", wrapper.CancelRun, options.OperationMiddlewares["cancelRun"]...)
+	router.GET(options.BaseURL+"/api/assembler/runs/:id/steps", wrapper.ListRunSteps, options.OperationMiddlewares["listRunSteps"]...)
 
 }

@@ -19,6 +19,7 @@ type Runs interface {
 	Get(ctx context.Context, memberID, id string) (run.Run, error)
 	List(ctx context.Context, memberID string, workItemID, seatID *string, p org.Page) ([]run.Run, error)
 	Cancel(ctx context.Context, memberID, id string) (run.Run, error)
+	Steps(ctx context.Context, memberID, id string, p org.Page) ([]run.Step, error)
 }
 
 // Handler implements ServerInterface.
@@ -32,10 +33,11 @@ func NewHandler(runs Runs) *Handler { return &Handler{runs: runs} }
 func Policies(v *authn.Verifier) httpx.Policies {
 	user := httpx.Allow(v.RequireUser())
 	return httpx.Policies{
-		"createRun": user,
-		"listRuns":  user,
-		"getRun":    user,
-		"cancelRun": user,
+		"createRun":    user,
+		"listRuns":     user,
+		"getRun":       user,
+		"cancelRun":    user,
+		"listRunSteps": user,
 	}
 }
 

@@ -73,6 +73,28 @@ func (h *Handler) CancelRun(c echo.Context, id openapi_types.UUID) error {
 	return c.JSON(http.StatusOK, toAgentRun(r))
 }
 
+// ListRunSteps answers a page of the run's transcript.
+func (h *Handler) ListRunSteps(c echo.Context, id openapi_types.UUID, params ListRunStepsParams) error {
+	member, p, err := caller.MemberAndPage(c, params.Page, params.PageSize)
+	if err != nil {
+		return err
+	}
+	steps, err := h.runs.Steps(c.Request().Context(), member, id.String(), p)
+	if err != nil {
+		return err
+	}
+	out := make([]RunStep, len(steps))
+	for i, s := range steps {
+		out[i] = RunStep{
+			Seq: s.Seq, Kind: RunStepKind(s.Kind), ConnectionId: ids.Optional(s.ConnectionID), PromptTokens: s.PromptTokens,
+			CompletionTokens: s.CompletionTokens, AskedForTools: s.AskedForTools, CallId: s.CallID, McpServerId: ids.Optional(s.MCPServerID),
+			ToolName: s.ToolName, FunctionName: s.FunctionName, Arguments: s.Arguments, Risk: s.Risk, Status: s.Status, Result: s.Result,
+			DurationMs: s.Duration.Milliseconds(), CreatedAt: s.CreatedAt,
+		}
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
 func toAgentRun(r run.Run) AgentRun {
 	skipped := make([]SkippedMcpServer, len(r.SkippedMCPServers))
 	for i, s := range r.SkippedMCPServers {

@@ -79,7 +79,7 @@ func (c *Client) Discover(ctx context.Context, e connection.Endpoint) (Discovery
 			}
 			for _, t := range res.Tools {
 				if len(d.Tools) < maxTools {
-					d.Tools = append(d.Tools, connection.Tool{Name: t.Name, Description: t.Description})
+					d.Tools = append(d.Tools, toolOf(t))
 				}
 			}
 			if res.NextCursor == "" || len(d.Tools) >= maxTools {
@@ -89,7 +89,27 @@ func (c *Client) Discover(ctx context.Context, e connection.Endpoint) (Discovery
 		}
 		return nil
 	})
-	return d, err
+	if err != nil {
+		return Discovery{}, err
+	}
+	return d, nil
+}
+
+// toolOf is the SDK's tool as the platform keeps it: its input schema as given (an object
+// schema without properties when the server gave none) and its risk from its annotations.
+func toolOf(t *mcp.Tool) connection.Tool {
+	out := connection.Tool{Name: t.Name, Description: t.Description, InputSchema: json.RawMessage(`{"type":"object","properties":{}}`)}
+	if t.InputSchema != nil {
+		if b, err := json.Marshal(t.InputSchema); err == nil && string(b) != "null" {
+			out.InputSchema = b
+		}
+	}
+	if a := t.Annotations; a != nil {
+		out.Risk = connection.RiskOf(true, a.ReadOnlyHint, a.DestructiveHint)
+	} else {
+		out.Risk = connection.RiskOf(false, false, nil)
+	}
+	return out
 }
 
 // CallTool calls one tool with arguments and returns the text of its content. A result the
@@ -113,14 +133,34 @@ func (c *Client) CallTool(ctx context.Context, e connection.Endpoint, name strin
 		}
 		return nil
 	})
-	return text, err
+	if err != nil {
+		return "", err
+	}
+	return text, nil
 }
 
 // session connects to the server, runs fn, and closes the session (the SDK ends it with a
-// DELETE carrying its Mcp-Session-Id).
+// DELETE carrying its Mcp-Session-Id). When ctx ends first (a cancelled run, a run's time
+// limit) it returns at once and leaves the exchange to end in the background within the
+// session's timeout: the SDK may wait on the server before it lets go. fn's results may be
+// read only when session returns nil.
 func (c *Client) session(ctx context.Context, e connection.Endpoint, fn func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		done <- c.exchange(ctx, e, fn)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return c.fail(ctx, e, "call", ctx.Err(), &recorder{})
+	}
+}
+
+// exchange is session's work: connect, fn, close.
+func (c *Client) exchange(ctx context.Context, e connection.Endpoint, fn func(context.Context, *mcp.ClientSession) error) error {
 	rec := &recorder{}
 	transport := &mcp.StreamableClientTransport{
 		Endpoint: e.URL,

@@ -1,6 +1,7 @@
 package mcpclient_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -94,5 +95,46 @@ var _ = Describe("the MCP client against a server that answers JSON", func() {
 		_, err := newClient().ListTools(ctx, connection.Endpoint{ID: "gone", URL: url + "/mcp"})
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unavailable))
 		Expect(connection.Reason(err)).To(Equal("The server could not be reached."))
+	})
+})
+
+var _ = Describe("the MCP client against the SDK's server with annotated tools", func() {
+	It("reads each tool's risk from its annotations and keeps its input schema", func(ctx SpecContext) {
+		srv := mcptest.NewAnnotated()
+		DeferCleanup(srv.Close)
+		tools, err := newClient().ListTools(ctx, connection.Endpoint{ID: "annotated", URL: srv.URL + "/mcp"})
+		Expect(err).NotTo(HaveOccurred())
+		risks := map[string]connection.Risk{}
+		for _, t := range tools {
+			risks[t.Name] = t.Risk
+			Expect(string(t.InputSchema)).To(ContainSubstring(`"page":{"type":"string"}`))
+		}
+		Expect(risks).To(HaveKeyWithValue(mcptest.ReadPage, connection.RiskLow))
+		Expect(risks).To(HaveKeyWithValue(mcptest.PostComment, connection.RiskMedium))
+		Expect(risks).To(HaveKeyWithValue(mcptest.DeletePage, connection.RiskHigh))
+	})
+
+	It("reports a result marked isError as a failure carrying its text", func(ctx SpecContext) {
+		srv := mcptest.NewAnnotated()
+		DeferCleanup(srv.Close)
+		_, err := newClient().CallTool(ctx, connection.Endpoint{ID: "annotated", URL: srv.URL + "/mcp"}, mcptest.Failing, nil)
+		Expect(connection.Reason(err)).To(Equal("The tool reported an error: the wiki is read-only today"))
+	})
+
+	It("lets go of a slow call as soon as its context ends", func() {
+		srv := mcptest.NewAnnotated()
+		srv.SlowFor = 3 * time.Second
+		DeferCleanup(srv.Close)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			for srv.Live() == 0 {
+				time.Sleep(10 * time.Millisecond)
+			}
+			cancel()
+		}()
+		start := time.Now()
+		_, err := newClient().CallTool(ctx, connection.Endpoint{ID: "annotated", URL: srv.URL + "/mcp"}, mcptest.Slow, nil)
+		Expect(err).To(HaveOccurred())
+		Expect(time.Since(start)).To(BeNumerically("<", 2*time.Second))
 	})
 })

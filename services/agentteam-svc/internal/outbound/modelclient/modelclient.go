@@ -9,6 +9,7 @@ package modelclient
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/outbound"
@@ -29,9 +31,9 @@ type Client struct{ http *http.Client }
 // New returns a Client sending through out.
 func New(out *outbound.Client) *Client { return &Client{http: out.HTTPClient()} }
 
-// Complete sends the messages to the connection's model and returns the first choice's text
-// and the token usage.
-func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, messages []runner.Message) (runner.Completion, error) {
+// Complete sends the messages, offering the tools as functions, to the connection's model and
+// returns the first choice's text or tool calls and the token usage.
+func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, messages []runner.Message, tools []runner.ToolSpec) (runner.Completion, error) {
 	chat := openai.NewChatCompletionService(
 		option.WithHTTPClient(c.http),
 		option.WithBaseURL(conn.BaseURL),
@@ -41,11 +43,16 @@ func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, mess
 	)
 	params := openai.ChatCompletionNewParams{Model: conn.Model, Messages: make([]openai.ChatCompletionMessageParamUnion, len(messages))}
 	for i, m := range messages {
-		if m.Role == runner.System {
-			params.Messages[i] = openai.SystemMessage(m.Content)
-		} else {
-			params.Messages[i] = openai.UserMessage(m.Content)
+		params.Messages[i] = message(m)
+	}
+	for _, t := range tools {
+		var schema shared.FunctionParameters
+		if err := json.Unmarshal(t.Parameters, &schema); err != nil || schema == nil {
+			schema = shared.FunctionParameters{"type": "object", "properties": map[string]any{}}
 		}
+		params.Tools = append(params.Tools, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: schema,
+		}))
 	}
 	res, err := chat.New(ctx, params)
 	if err != nil {
@@ -54,10 +61,37 @@ func (c *Client) Complete(ctx context.Context, conn connection.OpenedModel, mess
 	if len(res.Choices) == 0 {
 		return runner.Completion{}, apperr.E(apperr.Invalid, "model_empty", "The model answered without a choice.")
 	}
-	return runner.Completion{
+	out := runner.Completion{
 		Text:  res.Choices[0].Message.Content,
 		Usage: runner.Usage{PromptTokens: int(res.Usage.PromptTokens), CompletionTokens: int(res.Usage.CompletionTokens)},
-	}, nil
+	}
+	for _, call := range res.Choices[0].Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, runner.ToolCall{ID: call.ID, Name: call.Function.Name, Arguments: call.Function.Arguments})
+	}
+	return out, nil
+}
+
+// message is a runner message in openai-go's form.
+func message(m runner.Message) openai.ChatCompletionMessageParamUnion {
+	switch m.Role {
+	case runner.System:
+		return openai.SystemMessage(m.Content)
+	case runner.ToolRole:
+		return openai.ToolMessage(m.Content, m.ToolCallID)
+	case runner.Assistant:
+		a := openai.ChatCompletionAssistantMessageParam{}
+		if m.Content != "" {
+			a.Content.OfString = openai.String(m.Content)
+		}
+		for _, call := range m.ToolCalls {
+			a.ToolCalls = append(a.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+				ID: call.ID, Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: call.Name, Arguments: call.Arguments},
+			}})
+		}
+		return openai.ChatCompletionMessageParamUnion{OfAssistant: &a}
+	default:
+		return openai.UserMessage(m.Content)
+	}
 }
 
 // redirected is the error of a model endpoint that answered a redirect. The outbound client

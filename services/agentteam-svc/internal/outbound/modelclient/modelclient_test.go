@@ -2,6 +2,7 @@ package modelclient_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -31,7 +32,7 @@ func server(status int, body string) string {
 func complete(ctx context.Context, baseURL string, timeout time.Duration) (runner.Completion, error) {
 	c := modelclient.New(outbound.New(outbound.Options{AllowLoopback: true, Timeout: timeout}))
 	conn := connection.OpenedModel{ID: "c1", BaseURL: baseURL, Model: "m", APIKey: key}
-	return c.Complete(ctx, conn, []runner.Message{{Role: runner.System, Content: "rules"}, {Role: runner.User, Content: "task"}})
+	return c.Complete(ctx, conn, []runner.Message{{Role: runner.System, Content: "rules"}, {Role: runner.User, Content: "task"}}, nil)
 }
 
 var _ = Describe("the model client", func() {
@@ -42,6 +43,34 @@ var _ = Describe("the model client", func() {
 		c, err := complete(ctx, url, 5*time.Second)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(c).To(Equal(runner.Completion{Text: "done", Usage: runner.Usage{PromptTokens: 11, CompletionTokens: 2}}))
+	})
+
+	It("offers the tools as functions, replays tool calls and results, and reads the tool calls asked for", func(ctx SpecContext) {
+		var body map[string]any
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = json.NewDecoder(r.Body).Decode(&body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"id":"x","object":"chat.completion","created":1,"model":"m",
+				"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+					"tool_calls":[{"id":"c9","type":"function","function":{"name":"read_page","arguments":"{\"page\":\"b\"}"}}]}}],
+				"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6}}`))
+		}))
+		DeferCleanup(srv.Close)
+		c := modelclient.New(outbound.New(outbound.Options{AllowLoopback: true, Timeout: 5 * time.Second}))
+		got, err := c.Complete(ctx, connection.OpenedModel{ID: "c1", BaseURL: srv.URL + "/v1", Model: "m", APIKey: key}, []runner.Message{
+			{Role: runner.User, Content: "task"},
+			{Role: runner.Assistant, ToolCalls: []runner.ToolCall{{ID: "c1", Name: "read_page", Arguments: `{"page":"a"}`}}},
+			{Role: runner.ToolRole, ToolCallID: "c1", Content: "page a"},
+		}, []runner.ToolSpec{{Name: "read_page", Description: "Read a page.", Parameters: []byte(`{"type":"object","properties":{"page":{"type":"string"}}}`)}})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got.ToolCalls).To(Equal([]runner.ToolCall{{ID: "c9", Name: "read_page", Arguments: `{"page":"b"}`}}))
+		Expect(body["tools"]).To(Equal([]any{map[string]any{"type": "function", "function": map[string]any{
+			"name": "read_page", "description": "Read a page.",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"page": map[string]any{"type": "string"}}},
+		}}}))
+		msgs := body["messages"].([]any)
+		Expect(msgs[1]).To(HaveKeyWithValue("tool_calls", []any{map[string]any{"id": "c1", "type": "function", "function": map[string]any{"name": "read_page", "arguments": `{"page":"a"}`}}}))
+		Expect(msgs[2]).To(Equal(map[string]any{"role": "tool", "tool_call_id": "c1", "content": "page a"}))
 	})
 
 	DescribeTable("classifies failures so the worker retries only transient ones, naming the status and never the key or body",
@@ -75,7 +104,7 @@ var _ = Describe("the model client", func() {
 		Expect(e.Kind).To(Equal(apperr.Unavailable))
 
 		c := modelclient.New(outbound.New(outbound.Options{}))
-		_, err = c.Complete(ctx, connection.OpenedModel{BaseURL: slow.URL + "/v1", Model: "m", APIKey: key}, nil)
+		_, err = c.Complete(ctx, connection.OpenedModel{BaseURL: slow.URL + "/v1", Model: "m", APIKey: key}, nil, nil)
 		e, _ = apperr.As(err)
 		Expect(e.Code).To(Equal("model_refused_destination"))
 	})

@@ -1,0 +1,61 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
+)
+
+// stepModel is a run_steps row.
+type stepModel struct {
+	RunID            string  `gorm:"column:run_id"`
+	Seq              int     `gorm:"column:seq"`
+	Kind             string  `gorm:"column:kind"`
+	ConnectionID     *string `gorm:"column:connection_id"`
+	PromptTokens     int     `gorm:"column:prompt_tokens"`
+	CompletionTokens int     `gorm:"column:completion_tokens"`
+	AskedForTools    bool    `gorm:"column:asked_for_tools"`
+	CallID           string  `gorm:"column:call_id"`
+	MCPServerID      *string `gorm:"column:mcp_server_id"`
+	ToolName         string  `gorm:"column:tool_name"`
+	FunctionName     string  `gorm:"column:function_name"`
+	Arguments        string  `gorm:"column:arguments"`
+	Risk             string  `gorm:"column:risk"`
+	Status           string  `gorm:"column:status"`
+	Result           string  `gorm:"column:result"`
+	DurationMs       int64   `gorm:"column:duration_ms"`
+	CreatedAt        time.Time
+}
+
+func (m stepModel) toDomain() run.Step {
+	return run.Step{
+		RunID: m.RunID, Seq: m.Seq, Kind: run.StepKind(m.Kind), ConnectionID: m.ConnectionID, PromptTokens: m.PromptTokens,
+		CompletionTokens: m.CompletionTokens, AskedForTools: m.AskedForTools, CallID: m.CallID, MCPServerID: m.MCPServerID,
+		ToolName: m.ToolName, FunctionName: m.FunctionName, Arguments: m.Arguments, Risk: m.Risk, Status: m.Status,
+		Result: m.Result, Duration: time.Duration(m.DurationMs) * time.Millisecond, CreatedAt: m.CreatedAt,
+	}
+}
+
+// AddStep appends s to its run's transcript as the next step.
+func (s *RunWork) AddStep(ctx context.Context, st run.Step) error {
+	err := s.db.WithContext(ctx).Exec(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
+			asked_for_tools, call_id, mcp_server_id, tool_name, function_name, arguments, risk, status, result, duration_ms)
+		SELECT ?, COALESCE(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM run_steps WHERE run_id = ?`,
+		st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, st.CallID, st.MCPServerID,
+		st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID).Error
+	return pgdb.Translate(err, "run step")
+}
+
+// Steps answers a page of the run's transcript in order.
+func (s *Runs) Steps(ctx context.Context, runID string, p org.Page) ([]run.Step, error) {
+	var rows []stepModel
+	err := s.db.WithContext(ctx).Raw(`SELECT * FROM run_steps WHERE run_id = ? ORDER BY seq OFFSET ? LIMIT ?`, runID, p.Offset, p.Limit).
+		Scan(&rows).Error
+	if err != nil {
+		return nil, pgdb.Translate(err, "run step")
+	}
+	return mapAll(rows, stepModel.toDomain), nil
+}
