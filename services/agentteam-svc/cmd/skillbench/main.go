@@ -33,9 +33,9 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 

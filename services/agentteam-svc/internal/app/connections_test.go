@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
 // newConnection registers a model connection as the crew's Owner and returns its id.

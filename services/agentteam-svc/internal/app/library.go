@@ -11,8 +11,8 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/gitsource"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 

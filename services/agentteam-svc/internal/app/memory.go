@@ -12,8 +12,8 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed/openaiembed"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/memory"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/openaiembed"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 

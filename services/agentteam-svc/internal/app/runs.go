@@ -18,8 +18,8 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/modelclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/modelclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )

@@ -10,7 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/motionstudio/platform/pkg/testkit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
 // The SSRF sweep for MCP servers and model connections. The suite allows loopback (its stubs

@@ -15,7 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	events "github.com/motionstudio/platform/proto-events"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/mcpclient/mcptest"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
 // modelStub is a local OpenAI-compatible chat-completions server. answer decides each reply

@@ -20,8 +20,8 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/domaincheck"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/domaincheck"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
@@ -66,7 +66,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	if err != nil {
 		return nil, err
 	}
-	consumers := bus.NewWebhooks(a.bus, a.db, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
+	consumers := bus.NewWebhooks(a.bus, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
 	a.workers = append(a.workers,
 		service.WorkerFunc(func(ctx context.Context) error {
 			return service.Every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {

@@ -15,22 +15,22 @@ import (
 	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
-	"github.com/motionstudio/platform/services/identity-svc/internal/challenge"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/authapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
-	"github.com/motionstudio/platform/services/identity-svc/internal/oauth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/oauth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redischallenge"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redissession"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/sender"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/push"
-	"github.com/motionstudio/platform/services/identity-svc/internal/sender"
-	"github.com/motionstudio/platform/services/identity-svc/internal/session"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
 )
 
 // newAuthHandler builds the Auth tag's handler and the session store whose revocations the
 // service's policies check (authapi.LiveSessions).
-func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *token.Issuer, limiter *redisx.Limiter) (*authapi.Handler, *session.Store, error) {
+func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *token.Issuer, limiter *redisx.Limiter) (*authapi.Handler, *redissession.Store, error) {
 	c := cfg.Auth
 	notifier, err := newNotifier(a, c)
 	if err != nil {
@@ -50,7 +50,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	// A revoked session is remembered as long as any of its access tokens can live, here and
 	// (through identity.session.revoked.v1) in the services that verify them.
 	revokedFor := cfg.AccessTokenTTL + time.Minute
-	sessions := session.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
+	sessions := redissession.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
 		store.NewSessionEvents(a.db, writer, revokedFor))
 	resets := store.NewResetJobs(a.db)
 	svc, err := auth.NewService(auth.Deps{
@@ -72,7 +72,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 			ResetPerAccount:    auth.PerMinute(c.ResetPerAccount),
 			ResetPerTenant:     auth.PerMinute(c.ResetPerTenant),
 		},
-		Challenges: challenge.NewStore(a.rdb, cfg.Redis.KeyPrefix),
+		Challenges: redischallenge.NewStore(a.rdb, cfg.Redis.KeyPrefix),
 		Notifier:   notifier,
 		Resets:     resets,
 		Messages: auth.Messages{

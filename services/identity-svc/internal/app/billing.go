@@ -3,15 +3,13 @@ package app
 import (
 	"context"
 
-	"gorm.io/gorm"
-
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
 	"github.com/motionstudio/platform/services/identity-svc/internal/bus"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
-	"github.com/motionstudio/platform/services/identity-svc/internal/gateway"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/billingapi"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/gateway"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 )
@@ -38,10 +36,13 @@ func newBillingHandler(a *App, cfg config.Config, writer *outbox.Writer) *billin
 		Gateways: gateways, CallbackURL: bcfg.CallbackBaseURL + "/redirect", ReturnURL: bcfg.ReturnURL,
 		BalanceCurrency: cfg.BalanceCurrency, Now: service.Now, NewID: service.NewID,
 	})
-	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), service.Now, service.NewID)
-	record := func(ctx context.Context, tx *gorm.DB, step quest.Step) error {
-		return quest.NewService(store.NewQuests(tx, writer, a.heldAccounts), service.Now, service.NewID).Record(ctx, step)
+	questStore := store.NewQuests(a.db, writer, a.heldAccounts)
+	quests := quest.NewService(questStore, service.Now, service.NewID)
+	record := func(ctx context.Context, consumer, eventID string, step quest.Step) error {
+		return questStore.Once(ctx, consumer, eventID, func(tx *store.Quests) error {
+			return quest.NewService(tx, service.Now, service.NewID).Record(ctx, step)
+		})
 	}
-	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, a.db, record) }))
+	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, record) }))
 	return billingapi.NewHandler(svc, quests)
 }

@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	events "github.com/motionstudio/platform/proto-events"
-	paygateway "github.com/motionstudio/platform/services/identity-svc/internal/gateway"
+	paygateway "github.com/motionstudio/platform/services/identity-svc/internal/outbound/gateway"
 )
 
 // newPlan seeds an active plan of the tenant and answers its id.

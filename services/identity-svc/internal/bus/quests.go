@@ -4,24 +4,22 @@ import (
 	"context"
 	"fmt"
 
-	"gorm.io/gorm"
-
 	"github.com/motionstudio/platform/pkg/natsx"
-	"github.com/motionstudio/platform/pkg/outbox"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/quest"
 )
 
-// QuestRecorder records a quest step with the transaction tx.
-type QuestRecorder func(ctx context.Context, tx *gorm.DB, step quest.Step) error
+// QuestRecorder records a quest step, once per consumer and event id however often the event
+// is delivered.
+type QuestRecorder func(ctx context.Context, consumer, eventID string, step quest.Step) error
 
-// ConsumeQuestSteps moves quests from identity events until ctx is done, each event once
-// (outbox.Once), recording each step with record in the transaction that records the event.
+// ConsumeQuestSteps moves quests from identity events until ctx is done, recording each
+// event's step once with record.
 // The consumer reads every identity event (one filter subject, which every NATS server version
 // supports) and acknowledges the ones quests do not count; the catalogue's consumer entry
 // names both. A quest's trigger is the event's webhook name (user.registered,
 // payment.confirmed, plan.activated).
-func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, db *gorm.DB, record QuestRecorder) error {
+func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, record QuestRecorder) error {
 	c, ok := events.Durable(events.DurableQuestProgress)
 	if !ok {
 		return fmt.Errorf("bus: %s is not in the consumer catalogue", events.DurableQuestProgress)
@@ -44,9 +42,6 @@ func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, db *gorm.DB, record Qu
 			return natsx.Permanent(fmt.Errorf("bus: %s event %s names no user", m.Subject, m.ID))
 		}
 		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
-		_, err = outbox.Once(ctx, db, events.DurableQuestProgress, m.ID, func(tx *gorm.DB) error {
-			return record(ctx, tx, step)
-		})
-		return err
+		return record(ctx, events.DurableQuestProgress, m.ID, step)
 	})
 }

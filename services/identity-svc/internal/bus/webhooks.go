@@ -18,19 +18,18 @@ import (
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
-	"github.com/motionstudio/platform/pkg/outbox"
 	events "github.com/motionstudio/platform/proto-events"
 	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
-// Enqueuer creates delivery messages for an event inside the inbox transaction.
+// Enqueuer creates the delivery messages of an event, once per consumer and event id however
+// often the event is delivered.
 type Enqueuer interface {
-	Enqueue(ctx context.Context, tx *gorm.DB, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error)
+	Enqueue(ctx context.Context, consumer, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error)
 }
 
 // Deliverer makes one delivery attempt of a message.
@@ -41,7 +40,6 @@ type Deliverer interface {
 // Webhooks runs the fan-out and delivery consumers.
 type Webhooks struct {
 	bus       *natsx.Bus
-	db        *gorm.DB
 	enqueuer  Enqueuer
 	deliverer Deliverer
 	log       *slog.Logger
@@ -50,8 +48,8 @@ type Webhooks struct {
 }
 
 // NewWebhooks returns the webhook consumers.
-func NewWebhooks(bus *natsx.Bus, db *gorm.DB, enqueuer Enqueuer, deliverer Deliverer, log *slog.Logger, newID func() string, now func() time.Time) *Webhooks {
-	return &Webhooks{bus: bus, db: db, enqueuer: enqueuer, deliverer: deliverer, log: log, newID: newID, now: now}
+func NewWebhooks(bus *natsx.Bus, enqueuer Enqueuer, deliverer Deliverer, log *slog.Logger, newID func() string, now func() time.Time) *Webhooks {
+	return &Webhooks{bus: bus, enqueuer: enqueuer, deliverer: deliverer, log: log, newID: newID, now: now}
 }
 
 // FanOut consumes identity events until ctx is done and turns each into one delivery job per
@@ -94,10 +92,7 @@ func (w *Webhooks) fanOut(ctx context.Context, m natsx.Message) error {
 	if err != nil {
 		return natsx.Permanent(fmt.Errorf("bus: envelope %s %s: %w", m.Type, m.ID, err))
 	}
-	_, err = outbox.Once(ctx, w.db, events.DurableWebhookFanout, m.ID, func(tx *gorm.DB) error {
-		_, err := w.enqueuer.Enqueue(ctx, tx, tenantID, m.ID, name, body, w.newID, w.now())
-		return err
-	})
+	_, err = w.enqueuer.Enqueue(ctx, events.DurableWebhookFanout, tenantID, m.ID, name, body, w.newID, w.now())
 	return err
 }
 

@@ -71,19 +71,10 @@ func (m apiKeyRow) toDomain() *apikey.Key {
 // the tenant has too many active keys, NotFound when the tenant does not exist.
 func (s *APIKeys) Create(ctx context.Context, k *apikey.Key) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var locked []string
-		if err := tx.Raw("SELECT id FROM tenants WHERE id = ? FOR UPDATE", k.TenantID).Scan(&locked).Error; err != nil {
-			return pgdb.Translate(err, "tenant")
-		}
-		if len(locked) == 0 {
-			return apperr.E(apperr.NotFound, "not_found", "tenant not found")
-		}
-		var active int64
-		if err := tx.Model(&apiKeyRow{}).Where("tenant_id = ? AND is_active", k.TenantID).Count(&active).Error; err != nil {
-			return pgdb.Translate(err, "api key")
-		}
-		if active >= apikey.MaxActivePerTenant {
-			return apperr.E(apperr.Conflict, "too_many_keys", "the tenant already has 50 active API keys; revoke one first")
+		active := tx.Model(&apiKeyRow{}).Where("tenant_id = ? AND is_active", k.TenantID)
+		if err := lockTenantBelow(tx, k.TenantID, active, apikey.MaxActivePerTenant, "api key",
+			apperr.E(apperr.Conflict, "too_many_keys", "the tenant already has 50 active API keys; revoke one first")); err != nil {
+			return err
 		}
 		m := apiKeyRow{
 			ID: k.ID, TenantID: k.TenantID, Name: k.Name, Environment: k.Environment, KeyPrefix: k.Prefix,

@@ -14,7 +14,7 @@ import (
 )
 
 // SessionEvents writes identity.session.revoked.v1 to the outbox, implementing
-// session.Revocations.
+// redissession.Revocations.
 type SessionEvents struct {
 	db     *gorm.DB
 	outbox *outbox.Writer

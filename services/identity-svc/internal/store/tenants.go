@@ -394,3 +394,25 @@ func (s *Tenants) Usage(ctx context.Context, tenantID string, from, to time.Time
 	}
 	return out, nil
 }
+
+// lockTenantBelow locks the tenant's row in tx (apperr NotFound when there is none), then
+// counts the rows of counted, a query on entity's table, and answers full when there are limit
+// or more. Creations that must keep a tenant under a limit call it first in their transaction:
+// they queue on the tenant's row, so the count each one sees is exact.
+func lockTenantBelow(tx *gorm.DB, tenantID string, counted *gorm.DB, limit int, entity string, full error) error {
+	var locked []string
+	if err := tx.Raw("SELECT id FROM tenants WHERE id = ? FOR UPDATE", tenantID).Scan(&locked).Error; err != nil {
+		return pgdb.Translate(err, "tenant")
+	}
+	if len(locked) == 0 {
+		return apperr.E(apperr.NotFound, "not_found", "tenant not found")
+	}
+	var n int64
+	if err := counted.Count(&n).Error; err != nil {
+		return pgdb.Translate(err, entity)
+	}
+	if n >= int64(limit) {
+		return full
+	}
+	return nil
+}

@@ -57,19 +57,10 @@ func (m webhookRow) toDomain() *webhook.Webhook {
 // Create inserts w; apperr Conflict when the tenant has MaxPerTenant webhooks.
 func (s *Webhooks) Create(ctx context.Context, w *webhook.Webhook) error {
 	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var locked []string
-		if err := tx.Raw("SELECT id FROM tenants WHERE id = ? FOR UPDATE", w.TenantID).Scan(&locked).Error; err != nil {
-			return pgdb.Translate(err, "tenant")
-		}
-		if len(locked) == 0 {
-			return apperr.E(apperr.NotFound, "not_found", "tenant not found")
-		}
-		var n int64
-		if err := tx.Model(&webhookRow{}).Where("tenant_id = ?", w.TenantID).Count(&n).Error; err != nil {
-			return pgdb.Translate(err, "webhook")
-		}
-		if n >= webhook.MaxPerTenant {
-			return apperr.E(apperr.Conflict, "too_many_webhooks", "the tenant already has 50 webhooks; delete one first")
+		hooks := tx.Model(&webhookRow{}).Where("tenant_id = ?", w.TenantID)
+		if err := lockTenantBelow(tx, w.TenantID, hooks, webhook.MaxPerTenant, "webhook",
+			apperr.E(apperr.Conflict, "too_many_webhooks", "the tenant already has 50 webhooks; delete one first")); err != nil {
+			return err
 		}
 		m := webhookRow{
 			ID: w.ID, TenantID: w.TenantID, Name: w.Name, URL: w.URL, Events: jsonList(w.Events),
@@ -149,10 +140,20 @@ func (s *Webhooks) Attempts(ctx context.Context, webhookID string, limit int) ([
 	return out, nil
 }
 
-// Enqueue creates, inside tx (the inbox transaction of the event), one Queued message per
-// active webhook of the tenant subscribed to eventType, with its wake-up job. It returns how
-// many it created.
-func (s *Webhooks) Enqueue(ctx context.Context, tx *gorm.DB, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error) {
+// Enqueue creates one Queued message per active webhook of the tenant subscribed to eventType,
+// with its wake-up job, in the transaction that records the event as seen by consumer
+// (outbox.Once): an event delivered again creates nothing. It returns how many it created.
+func (s *Webhooks) Enqueue(ctx context.Context, consumer, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error) {
+	var created int
+	_, err := outbox.Once(ctx, s.db, consumer, eventID, func(tx *gorm.DB) error {
+		var err error
+		created, err = s.enqueue(ctx, tx, tenantID, eventID, eventType, body, newID, now)
+		return err
+	})
+	return created, err
+}
+
+func (s *Webhooks) enqueue(ctx context.Context, tx *gorm.DB, tenantID, eventID, eventType string, body []byte, newID func() string, now time.Time) (int, error) {
 	var hooks []webhookRow
 	err := tx.Where("tenant_id = ? AND is_active AND events @> ?::jsonb", tenantID, `["`+eventType+`"]`).Find(&hooks).Error
 	if err != nil {

@@ -1,0 +1,3 @@
+module github.com/motionstudio/platform/services/shop-svc
+
+go 1.26.8

@@ -1,0 +1,5 @@
+// Package mailer sends mail.
+package mailer
+
+// Mailer sends mail.
+type Mailer struct{}
