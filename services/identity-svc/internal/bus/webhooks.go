@@ -21,7 +21,6 @@ import (
 
 	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbound"
-	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
@@ -105,22 +104,11 @@ func stringField(m protoreflect.Message, name protoreflect.Name) string {
 	return m.Get(f).String()
 }
 
-// Deliveries consumes delivery wake-ups until ctx is done and makes each attempt; a wake-up
-// for a message another worker holds comes back when that worker's lease ends (jobs.HeldError).
+// Deliveries consumes delivery wake-ups until ctx is done and makes each attempt
+// (natsx.ConsumeJobs).
 func (w *Webhooks) Deliveries(ctx context.Context, concurrency int) error {
-	return w.bus.Consume(ctx, natsx.ConsumerSpec{
-		Stream: events.StreamJobs, Durable: events.DurableWebhookDelivery,
-		FilterSubjects: []string{events.SubjectWebhookDeliveryJob}, Concurrency: concurrency,
-		AckWait: 2 * time.Minute,
-	}, func(ctx context.Context, m natsx.Message) error {
-		var job identityv1.WebhookDeliveryJob
-		if err := m.Decode(&job); err != nil {
-			return err
-		}
-		return telemetry.Job(ctx, "webhook.delivery", job.GetDeliveryId(), func(ctx context.Context) error {
-			return w.deliverer.Deliver(ctx, job.GetDeliveryId())
-		})
-	})
+	c := natsx.JobConsumer{Durable: events.DurableWebhookDelivery, Queue: "webhook.delivery", Concurrency: concurrency, AckWait: 2 * time.Minute}
+	return natsx.ConsumeJobs(ctx, w.bus, c, (*identityv1.WebhookDeliveryJob).GetDeliveryId, w.deliverer.Deliver)
 }
 
 // Sender POSTs webhook bodies through the SSRF-safe outbound client.
