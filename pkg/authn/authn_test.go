@@ -304,6 +304,8 @@ type revokedSessions map[string]bool
 
 func (r revokedSessions) Revoked(sessionID string) bool { return r[sessionID] }
 
+func (r revokedSessions) TenantRevoked(string, time.Time) bool { return false }
+
 var _ = Describe("refusing the tokens of revoked sessions", func() {
 	It("answers 401 session_revoked for a revoked session and admits the others", func() {
 		issuer := testkit.NewIssuer()

@@ -11,7 +11,8 @@ import (
 
 // Cache keeps keys by hash in memory for the validation hot path. Entries live for a short
 // TTL; unknown hashes are remembered more briefly. Forget drops a key at once, and is called on
-// revocation both by the revoking process and, through the revoked event, by every other one.
+// revocation both by the revoking process and, through the revoked event, by every other one;
+// ForgetTenant drops a tenant's keys when its status changes, in the same ways.
 type Cache struct {
 	ttl, negativeTTL time.Duration
 	max              int
@@ -70,6 +71,19 @@ func (c *Cache) Forget(id string) {
 	if h, ok := c.byID[id]; ok {
 		delete(c.byHash, h)
 		delete(c.byID, id)
+	}
+}
+
+// ForgetTenant drops every key of the tenant (a status change). It walks the cache, which a
+// status change, rare, can afford.
+func (c *Cache) ForgetTenant(tenantID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for h, e := range c.byHash {
+		if e.key != nil && e.key.TenantID == tenantID {
+			delete(c.byHash, h)
+			delete(c.byID, e.key.ID)
+		}
 	}
 }
 

@@ -8,12 +8,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/redisx"
 	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
@@ -21,6 +24,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
+	"github.com/motionstudio/platform/services/identity-svc/internal/session"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/token"
@@ -33,10 +37,11 @@ commands:
   create-user   -tenant SLUG -email E -password P [-name N] [-platform-admin] [-tenant-admin]
   token         -tenant SLUG -email E [-ttl D]       mint a user access token (local use; D defaults to ACCESS_TOKEN_TTL)
   keys list                                        the signing keys and their states
-  keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH`
+  keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH
+  tenant-status SLUG|ID Active|Trial|Suspended|Cancelled   set a tenant's status (audited; Cancelled is final)`
 
-// Admin runs the operator CLI: it creates tenants and users, mints access tokens and lists and
-// rotates the signing keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
+// Admin runs the operator CLI: it creates tenants and users, sets a tenant's status, mints
+// access tokens and lists and rotates the signing keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
 func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
@@ -116,6 +121,8 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 			return err
 		}
 		return adminKeys(ctx, ring, args[1:], out)
+	case "tenant-status":
+		return adminTenantStatus(ctx, db, cfg, writer, args[1:], enc)
 	default:
 		return fmt.Errorf("unknown admin command %q\n%s", args[0], adminUsage)
 	}
@@ -128,4 +135,36 @@ func adminRing(ctx context.Context, db *gorm.DB, cfg config.Config) (*token.Ring
 		return nil, err
 	}
 	return newRing(ctx, db, cfg, key)
+}
+
+// adminTenantStatus sets a tenant's status as a platform admin does through PATCH
+// /v1/tenants/{id}: audited as changed by tenant.CLIActor, with its event, and with the
+// Redis marker that makes identity refuse a suspended tenant's tokens at once.
+func adminTenantStatus(ctx context.Context, db *gorm.DB, cfg config.Config, writer *outbox.Writer, args []string, enc *json.Encoder) error {
+	if len(args) != 2 {
+		return errors.New(adminUsage)
+	}
+	rdb, err := redisx.Connect(ctx, cfg.Redis)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rdb.Close() }()
+	tenantStore := store.NewTenants(db, writer, nil)
+	id := args[0]
+	if _, err := uuid.Parse(id); err != nil {
+		t, err := tenantStore.BySlug(ctx, strings.ToLower(id))
+		if err != nil {
+			return err
+		}
+		id = t.ID
+	}
+	marker := session.NewStore(rdb, cfg.Redis.KeyPrefix, cfg.Auth.RefreshTokenTTL, revokedFor(cfg), nil)
+	tenants := tenant.NewService(tenantStore, nil, tenant.Options{
+		Now: service.Now, NewID: service.NewID, TokenLife: revokedFor(cfg), Hooks: []tenant.StatusHook{marker},
+	})
+	t, err := tenants.SetStatus(ctx, actor.Actor{PlatformAdmin: true}, id, args[1])
+	if err != nil {
+		return err
+	}
+	return enc.Encode(map[string]any{"id": t.ID, "slug": t.Slug, "status": t.Status, "tokens_not_before": t.TokensNotBefore})
 }
