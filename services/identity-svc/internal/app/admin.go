@@ -38,10 +38,12 @@ commands:
   token         -tenant SLUG -email E [-ttl D]       mint a user access token (local use; D defaults to ACCESS_TOKEN_TTL)
   keys list                                        the signing keys and their states
   keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH
-  tenant-status SLUG|ID Active|Trial|Suspended|Cancelled   set a tenant's status (audited; Cancelled is final)`
+  tenant-status SLUG|ID Active|Trial|Suspended|Cancelled   set a tenant's status (audited; Cancelled is final)
+  plan|gift|quest create|retire -tenant SLUG ...  a tenant's offers (run "admin plan" for the flags)`
 
-// Admin runs the operator CLI: it creates tenants and users, sets a tenant's status, mints
-// access tokens and lists and rotates the signing keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
+// Admin runs the operator CLI: it creates tenants and users, sets a tenant's status, creates
+// and retires plans, gifts and quests, mints access tokens and lists and rotates the signing
+// keys, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
 func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
@@ -123,6 +125,8 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		return adminKeys(ctx, ring, args[1:], out)
 	case "tenant-status":
 		return adminTenantStatus(ctx, db, cfg, writer, args[1:], enc)
+	case "plan", "gift", "quest":
+		return adminCatalog(ctx, db, args[0], args[1:], enc)
 	default:
 		return fmt.Errorf("unknown admin command %q\n%s", args[0], adminUsage)
 	}
