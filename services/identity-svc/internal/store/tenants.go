@@ -177,11 +177,10 @@ func (s *Tenants) List(ctx context.Context, q tenant.Query) (tenant.Page, error)
 func (s *Tenants) Update(ctx context.Context, id string, fn func(*tenant.Tenant) (tenant.Change, error)) (*tenant.Tenant, error) {
 	var out *tenant.Tenant
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var m tenantRow
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return pgdb.Translate(err, "tenant")
+		t, err := lockTenant(tx, id)
+		if err != nil {
+			return err
 		}
-		t := m.toDomain()
 		change, err := fn(t)
 		if err != nil {
 			return err
@@ -203,6 +202,16 @@ func (s *Tenants) Update(ctx context.Context, id string, fn func(*tenant.Tenant)
 	return out, err
 }
 
+// lockTenant reads the tenant in tx and locks its row until tx ends; apperr NotFound when there
+// is none.
+func lockTenant(tx *gorm.DB, id string) (*tenant.Tenant, error) {
+	var m tenantRow
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "tenant")
+	}
+	return m.toDomain(), nil
+}
+
 // statusChangeRow is one row of the status changes' audit trail.
 type statusChangeRow struct {
 	ID         string `gorm:"primaryKey"`
@@ -222,11 +231,10 @@ func (statusChangeRow) TableName() string { return "tenant_status_changes" }
 func (s *Tenants) SetStatus(ctx context.Context, id string, fn func(*tenant.Tenant) (*tenant.StatusChange, error)) (*tenant.Tenant, error) {
 	var out *tenant.Tenant
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var m tenantRow
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return pgdb.Translate(err, "tenant")
+		t, err := lockTenant(tx, id)
+		if err != nil {
+			return err
 		}
-		t := m.toDomain()
 		c, err := fn(t)
 		out = t
 		if err != nil || c == nil {
