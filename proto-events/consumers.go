@@ -11,6 +11,13 @@ const (
 	// ReaderAPIKeyRevocations follows identity.api_key.revoked.v1 in identity-svc to drop a
 	// revoked key from the process's cache (a core NATS subscription).
 	ReaderAPIKeyRevocations = "api_key_revocations" // #nosec G101 -- a consumer name, not a credential
+	// ReaderTenantRevocations follows identity.tenant.status_changed.v1 in content-svc and
+	// agentteam-svc (pkg/revocation, beside ReaderSessionRevocations) to refuse the access
+	// tokens of a suspended or cancelled tenant.
+	ReaderTenantRevocations = "tenant_revocations"
+	// ReaderTenantKeys follows identity.tenant.status_changed.v1 in identity-svc to drop the
+	// tenant's keys from the process's API-key cache (a core NATS subscription).
+	ReaderTenantKeys = "tenant_api_keys"
 )
 
 // Delivery says how the processes of a service share a consumer's messages.
@@ -57,14 +64,18 @@ func Consumers() []Consumer {
 			webhookSubjects = append(webhookSubjects, e.Subject)
 		}
 	}
-	revocations := func(service string) Consumer {
-		return Consumer{
+	revocations := func(service string) []Consumer {
+		return []Consumer{{
 			Name: ReaderSessionRevocations, Service: service, Delivery: DeliveryEveryProcess,
 			Stream: StreamIdentityEvents, Filter: SubjectSessionRevoked, Subjects: []string{SubjectSessionRevoked},
 			Summary: "Refuses the revoked session's access tokens (claim sid) with 401 session_revoked until deny_until.",
-		}
+		}, {
+			Name: ReaderTenantRevocations, Service: service, Delivery: DeliveryEveryProcess,
+			Stream: StreamIdentityEvents, Filter: SubjectTenantStatusChanged, Subjects: []string{SubjectTenantStatusChanged},
+			Summary: "Refuses the access tokens of a suspended or cancelled tenant (claim tid) issued before tokens_not_before with 401 session_revoked until deny_until.",
+		}}
 	}
-	return []Consumer{
+	consumers := []Consumer{
 		{
 			Name: DurableWebhookFanout, Service: ServiceIdentity, Delivery: DeliveryDurable,
 			Stream: StreamIdentityEvents, Filter: "identity.>", Subjects: webhookSubjects,
@@ -82,6 +93,11 @@ func Consumers() []Consumer {
 			Summary: "Drops the revoked key from the process's API-key cache, so it stops validating on every replica.",
 		},
 		{
+			Name: ReaderTenantKeys, Service: ServiceIdentity, Delivery: DeliveryEveryProcess,
+			Filter: SubjectTenantStatusChanged, Subjects: []string{SubjectTenantStatusChanged},
+			Summary: "Drops the tenant's keys from the process's API-key cache, so a suspended tenant's keys stop validating, and a reactivated one's validate again, on every replica.",
+		},
+		{
 			Name: DurableWebhookDelivery, Service: ServiceIdentity, Delivery: DeliveryDurable,
 			Stream: StreamJobs, Filter: SubjectWebhookDeliveryJob, Subjects: []string{SubjectWebhookDeliveryJob},
 			Summary: "Claims the delivery row, posts the signed event to the webhook and records the attempt.",
@@ -91,14 +107,14 @@ func Consumers() []Consumer {
 			Stream: StreamJobs, Filter: SubjectSvgPreviewJob, Subjects: []string{SubjectSvgPreviewJob},
 			Summary: "Claims the preview row, generates the SVG, stores it and publishes content.svg_preview.generated.v1.",
 		},
-		revocations(ServiceContent),
-		{
-			Name: DurableAgentRunWorker, Service: ServiceAgentteam, Delivery: DeliveryDurable,
-			Stream: StreamJobs, Filter: SubjectAgentRunJob, Subjects: []string{SubjectAgentRunJob},
-			Summary: "Claims the agent job, runs the seat's agent against its model connection and publishes agentteam.run.completed.v1 or agentteam.run.failed.v1.",
-		},
-		revocations(ServiceAgentteam),
 	}
+	consumers = append(consumers, revocations(ServiceContent)...)
+	consumers = append(consumers, Consumer{
+		Name: DurableAgentRunWorker, Service: ServiceAgentteam, Delivery: DeliveryDurable,
+		Stream: StreamJobs, Filter: SubjectAgentRunJob, Subjects: []string{SubjectAgentRunJob},
+		Summary: "Claims the agent job, runs the seat's agent against its model connection and publishes agentteam.run.completed.v1 or agentteam.run.failed.v1.",
+	})
+	return append(consumers, revocations(ServiceAgentteam)...)
 }
 
 // Durable returns the durable consumer named name (a Durable* constant), and false when there

@@ -34,6 +34,7 @@ const (
 	SubjectApiKeyRevoked        = "identity.api_key.revoked.v1"
 	SubjectTenantUpdated        = "identity.tenant.updated.v1"
 	SubjectTenantDomainVerified = "identity.tenant.domain_verified.v1"
+	SubjectTenantStatusChanged  = "identity.tenant.status_changed.v1"
 	SubjectPlanActivated        = "identity.plan.activated.v1"
 	SubjectQuestCompleted       = "identity.quest.completed.v1"
 	SubjectSessionRevoked       = "identity.session.revoked.v1"
@@ -126,6 +127,7 @@ func Catalogue() []Entry {
 		{SubjectApiKeyRevoked, KindEvent, SourceIdentity, "api_key.revoked", ConcernTenant, newOf[identityv1.ApiKeyRevoked]},
 		{SubjectTenantUpdated, KindEvent, SourceIdentity, "tenant.updated", ConcernTenant, newOf[identityv1.TenantUpdated]},
 		{SubjectTenantDomainVerified, KindEvent, SourceIdentity, "tenant.domain_verified", ConcernTenant, newOf[identityv1.TenantDomainVerified]},
+		{SubjectTenantStatusChanged, KindEvent, SourceIdentity, "", ConcernTenant, newOf[identityv1.TenantStatusChanged]},
 		{SubjectPlanActivated, KindEvent, SourceIdentity, "plan.activated", ConcernTenant, newOf[identityv1.PlanActivated]},
 		{SubjectQuestCompleted, KindEvent, SourceIdentity, "quest.completed", ConcernTenant, newOf[identityv1.QuestCompleted]},
 		{SubjectSessionRevoked, KindEvent, SourceIdentity, "", ConcernTenant, newOf[identityv1.SessionRevoked]},

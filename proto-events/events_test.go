@@ -153,14 +153,14 @@ var _ = Describe("the webhook catalogue", func() {
 		}
 	})
 
-	It("offers every identity event to webhooks but the internal session revocations, and nothing else", func() {
+	It("offers every identity event to webhooks but the internal revocations (sessions, tenant statuses), and nothing else", func() {
 		subjects := map[string]bool{}
 		for _, s := range events.WebhookEvents() {
 			subjects[s] = true
 		}
 		for _, e := range events.Catalogue() {
 			isIdentityEvent := e.Kind == events.KindEvent && e.Source == events.SourceIdentity &&
-				e.Subject != events.SubjectSessionRevoked
+				e.Subject != events.SubjectSessionRevoked && e.Subject != events.SubjectTenantStatusChanged
 			Expect(subjects[e.Subject]).To(Equal(isIdentityEvent), e.Subject)
 		}
 	})

@@ -304,6 +304,40 @@ type revokedSessions map[string]bool
 
 func (r revokedSessions) Revoked(sessionID string) bool { return r[sessionID] }
 
+func (r revokedSessions) TenantRevoked(string, time.Time) bool { return false }
+
+// suspendedTenants refuses the tokens of each tenant issued before its cutoff.
+type suspendedTenants map[string]time.Time
+
+func (suspendedTenants) Revoked(string) bool { return false }
+
+func (s suspendedTenants) TenantRevoked(tenantID string, issuedAt time.Time) bool {
+	cutoff, ok := s[tenantID]
+	return ok && issuedAt.Before(cutoff)
+}
+
+var _ = Describe("refusing the tokens of suspended tenants", func() {
+	It("answers 401 session_revoked for a token of the tenant issued before the cutoff, and admits later and other tokens", func() {
+		issuer := testkit.NewIssuer()
+		now := time.Now().Truncate(time.Second)
+		verifier, err := authn.NewVerifier(context.Background(), authn.VerifierConfig{
+			JWKSURL: issuer.JWKSURL(), Issuer: issuer.IssuerName(), Revocations: suspendedTenants{"suspended": now},
+		})
+		Expect(err).NotTo(HaveOccurred())
+		a := newApp(verifier)
+		token := func(tenant string, iat time.Time) string {
+			return bearer(issuer.Token(authn.Claims{Subject: "u", TenantID: tenant, SessionID: uuid.NewString(),
+				TokenUse: authn.TokenUseAccess, IssuedAt: iat, ExpiresAt: time.Now().Add(time.Minute)}))
+		}
+		status, code := a.call("/user", token("suspended", now.Add(-2*time.Second)))
+		Expect(status).To(Equal(http.StatusUnauthorized))
+		Expect(code).To(Equal("session_revoked"))
+		Expect(a.statusOf("/user", token("suspended", now))).To(Equal(http.StatusOK))
+		Expect(a.statusOf("/user", token("other", now.Add(-2*time.Second)))).To(Equal(http.StatusOK))
+		Expect(a.statusOf("/service", bearer(issuer.ServiceToken("render")))).To(Equal(http.StatusOK))
+	})
+})
+
 var _ = Describe("refusing the tokens of revoked sessions", func() {
 	It("answers 401 session_revoked for a revoked session and admits the others", func() {
 		issuer := testkit.NewIssuer()

@@ -48,10 +48,11 @@ type Verifier struct {
 	revoked  Revocations
 }
 
-// Revocations tells which sessions were revoked before their tokens expire (see
-// pkg/revocation).
+// Revocations tells which sessions were revoked before their tokens expire, and which tenants
+// had their tokens issued before a time refused (a suspension) (see pkg/revocation).
 type Revocations interface {
 	Revoked(sessionID string) bool
+	TenantRevoked(tenantID string, issuedAt time.Time) bool
 }
 
 // KeyLookup finds a public key by key id; a jwk.Set is one.
@@ -73,7 +74,8 @@ type VerifierConfig struct {
 	MinRefresh time.Duration
 	// HTTPClient fetches the JWKS; default a client with a 10s timeout.
 	HTTPClient *http.Client
-	// Revocations, when set, refuses the tokens of revoked sessions (claim sid).
+	// Revocations, when set, refuses the tokens of revoked sessions (claim sid) and of
+	// suspended tenants (claims tid and iat).
 	Revocations Revocations
 }
 
@@ -123,17 +125,18 @@ func NewStaticVerifier(keys KeyLookup, issuer, audience string) *Verifier {
 // Verify parses raw and checks its signature (EdDSA, ES256 or RS256, as its key is published
 // for), expiry and issuance time (30s leeway), issuer, audience and token_use. It returns an
 // apperr Unauthenticated error when the token is missing, malformed, badly signed, expired,
-// from another issuer or for another audience, signed with an unknown key or of a revoked
-// session, and an apperr Unavailable error (with RetryAfter) when the key set cannot be
+// from another issuer or for another audience, signed with an unknown key, of a revoked
+// session or of a tenant suspended after it was issued, and an apperr Unavailable error (with RetryAfter) when the key set cannot be
 // fetched, either before any fetch has succeeded or while refetching it for a key id missing
 // from the cached set. A token verified in the last minute is answered from memory until it
-// expires; its session is checked against the revocations on every call.
+// expires; its session and tenant are checked against the revocations on every call.
 func (v *Verifier) Verify(ctx context.Context, raw string) (*Claims, error) {
 	c, err := v.verify(ctx, raw)
 	if err != nil {
 		return nil, err
 	}
-	if v.revoked != nil && c.SessionID != "" && v.revoked.Revoked(c.SessionID) {
+	if v.revoked != nil && ((c.SessionID != "" && v.revoked.Revoked(c.SessionID)) ||
+		(c.TenantID != "" && v.revoked.TenantRevoked(c.TenantID, c.IssuedAt))) {
 		return nil, apperr.E(apperr.Unauthenticated, "session_revoked", "The session has been revoked.")
 	}
 	return c, nil

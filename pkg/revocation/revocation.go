@@ -1,10 +1,11 @@
 // Package revocation keeps, in each process of a service, the sessions identity-svc revoked
-// (logout, a revoked session, a ban, refresh-token reuse), so that the service refuses their
-// access tokens at once instead of until they expire. identity-svc publishes
-// identity.session.revoked.v1 through its outbox; DenyList.Follow replays the recent ones at
-// start (the list is rebuilt after a restart from JetStream, which already keeps them) and then
-// follows new ones. Every process follows with its own ordered consumer: a durable consumer
-// shared by a service's replicas would hand each revocation to one replica only.
+// (logout, a revoked session, a ban, refresh-token reuse) and the tenants it suspended or
+// cancelled, so that the service refuses their access tokens at once instead of until they
+// expire. identity-svc publishes identity.session.revoked.v1 and
+// identity.tenant.status_changed.v1 through its outbox; DenyList.Follow replays the recent ones
+// at start (the list is rebuilt after a restart from JetStream, which already keeps them) and
+// then follows new ones. Every process follows with its own ordered consumers: a durable
+// consumer shared by a service's replicas would hand each revocation to one replica only.
 package revocation
 
 import (
@@ -33,17 +34,23 @@ const retryDelay = time.Second
 // pruneEvery is how often expired entries leave the list.
 const pruneEvery = time.Minute
 
-// DenyList is the set of revoked session ids, each kept until its access tokens expire. It is
-// safe for concurrent use.
+// DenyList is the set of revoked session ids, each kept until its access tokens expire, and of
+// tenants whose tokens issued before a time are refused. It is safe for concurrent use.
 type DenyList struct {
-	now   func() time.Time
-	mu    sync.RWMutex
-	until map[string]time.Time
+	now     func() time.Time
+	mu      sync.RWMutex
+	until   map[string]time.Time
+	tenants map[string]tenantCutoff
+}
+
+// tenantCutoff refuses a tenant's tokens issued before notBefore, until until.
+type tenantCutoff struct {
+	notBefore, until time.Time
 }
 
 // NewDenyList returns an empty list.
 func NewDenyList() *DenyList {
-	return &DenyList{now: time.Now, until: map[string]time.Time{}}
+	return &DenyList{now: time.Now, until: map[string]time.Time{}, tenants: map[string]tenantCutoff{}}
 }
 
 // Deny refuses sessionID until the given time; a later time extends an earlier one.
@@ -66,6 +73,28 @@ func (d *DenyList) Revoked(sessionID string) bool {
 	return ok && d.now().Before(until)
 }
 
+// DenyTenant refuses the tenant's tokens issued before notBefore until the given time (when the
+// last of them has expired); a later notBefore replaces an earlier one.
+func (d *DenyList) DenyTenant(tenantID string, notBefore, until time.Time) {
+	if tenantID == "" || !until.After(d.now()) {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if c, ok := d.tenants[tenantID]; !ok || notBefore.After(c.notBefore) {
+		d.tenants[tenantID] = tenantCutoff{notBefore: notBefore, until: until}
+	}
+}
+
+// TenantRevoked reports whether the tenant's tokens issued at issuedAt are refused now. A
+// token's iat has whole seconds, and so has every notBefore identity sets.
+func (d *DenyList) TenantRevoked(tenantID string, issuedAt time.Time) bool {
+	d.mu.RLock()
+	c, ok := d.tenants[tenantID]
+	d.mu.RUnlock()
+	return ok && issuedAt.Before(c.notBefore) && d.now().Before(c.until)
+}
+
 // prune drops the entries whose tokens have all expired.
 func (d *DenyList) prune() {
 	now := d.now()
@@ -76,12 +105,18 @@ func (d *DenyList) prune() {
 			delete(d.until, id)
 		}
 	}
+	for id, c := range d.tenants {
+		if !now.Before(c.until) {
+			delete(d.tenants, id)
+		}
+	}
 }
 
-// Follow fills the list from identity.session.revoked.v1 until ctx is done: first the events of
-// the last lookback (DefaultLookback when zero), then each new one as it is published. While the
-// stream cannot be read (identity has not created it yet, NATS is down) it retries every second.
-// It returns nil when ctx is done.
+// Follow fills the list from identity.session.revoked.v1 and
+// identity.tenant.status_changed.v1 until ctx is done: first the events of the last lookback
+// (DefaultLookback when zero), then each new one as it is published. While the stream cannot be
+// read (identity has not created it yet, NATS is down) it retries every second. It returns nil
+// when ctx is done.
 func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger, lookback time.Duration) error {
 	if lookback <= 0 {
 		lookback = DefaultLookback
@@ -112,31 +147,45 @@ func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger,
 	}
 }
 
-// subscribe starts an ordered consumer of the revocations since now minus lookback and answers
-// the function that stops it.
+// subscribe starts the ordered consumers of the session and tenant revocations since now minus
+// lookback and answers the function that stops them.
 func (d *DenyList) subscribe(ctx context.Context, bus *natsx.Bus, log *slog.Logger, lookback time.Duration) (func(), error) {
 	start := d.now().Add(-lookback)
-	cons, err := bus.JetStream().OrderedConsumer(ctx, bus.StreamName(events.StreamIdentityEvents), jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{bus.Subject(events.SubjectSessionRevoked)},
-		DeliverPolicy:  jetstream.DeliverByStartTimePolicy,
-		OptStartTime:   &start,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("revocation: consumer: %w", err)
-	}
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		if err := d.apply(m.Data()); err != nil {
-			log.ErrorContext(ctx, "revocation: skip undecodable event", slog.String("error", err.Error()))
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range stops {
+			stop()
 		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("revocation: consume: %w", err)
 	}
-	return cc.Stop, nil
+	for subject, apply := range map[string]func([]byte) error{
+		events.SubjectSessionRevoked:      d.applySession,
+		events.SubjectTenantStatusChanged: d.applyTenant,
+	} {
+		cons, err := bus.JetStream().OrderedConsumer(ctx, bus.StreamName(events.StreamIdentityEvents), jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{bus.Subject(subject)},
+			DeliverPolicy:  jetstream.DeliverByStartTimePolicy,
+			OptStartTime:   &start,
+		})
+		if err != nil {
+			stopAll()
+			return nil, fmt.Errorf("revocation: consumer of %s: %w", subject, err)
+		}
+		cc, err := cons.Consume(func(m jetstream.Msg) {
+			if err := apply(m.Data()); err != nil {
+				log.ErrorContext(ctx, "revocation: skip undecodable event", slog.String("subject", subject), slog.String("error", err.Error()))
+			}
+		})
+		if err != nil {
+			stopAll()
+			return nil, fmt.Errorf("revocation: consume %s: %w", subject, err)
+		}
+		stops = append(stops, cc.Stop)
+	}
+	return stopAll, nil
 }
 
-// apply denies the session a SessionRevoked payload names.
-func (d *DenyList) apply(data []byte) error {
+// applySession denies the session a SessionRevoked payload names.
+func (d *DenyList) applySession(data []byte) error {
 	msg, err := events.Decode(events.SubjectSessionRevoked, data)
 	if err != nil {
 		return err
@@ -146,5 +195,23 @@ func (d *DenyList) apply(data []byte) error {
 		return fmt.Errorf("revocation: event without deny_until")
 	}
 	d.Deny(ev.GetSessionId(), ev.GetDenyUntil().AsTime())
+	return nil
+}
+
+// applyTenant refuses the tokens a TenantStatusChanged payload cuts off; a change that cuts off
+// none (a reactivation) changes nothing, so tokens issued before an earlier suspension stay
+// refused.
+func (d *DenyList) applyTenant(data []byte) error {
+	msg, err := events.Decode(events.SubjectTenantStatusChanged, data)
+	if err != nil {
+		return err
+	}
+	ev, ok := msg.(*identityv1.TenantStatusChanged)
+	if !ok {
+		return fmt.Errorf("revocation: not a tenant status change")
+	}
+	if ev.GetTokensNotBefore() != nil && ev.GetDenyUntil() != nil {
+		d.DenyTenant(ev.GetTenantId(), ev.GetTokensNotBefore().AsTime(), ev.GetDenyUntil().AsTime())
+	}
 	return nil
 }

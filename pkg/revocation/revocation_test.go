@@ -33,6 +33,28 @@ var _ = Describe("the deny list", func() {
 	})
 })
 
+var _ = Describe("the deny list's suspended tenants", func() {
+	It("refuses a tenant's tokens issued before the cutoff until they have expired, and no others", func() {
+		d := revocation.NewDenyList()
+		tenant, other := uuid.NewString(), uuid.NewString()
+		cutoff := time.Now().Truncate(time.Second)
+		d.DenyTenant(tenant, cutoff, time.Now().Add(400*time.Millisecond))
+		Expect(d.TenantRevoked(tenant, cutoff.Add(-time.Second))).To(BeTrue())
+		Expect(d.TenantRevoked(tenant, cutoff)).To(BeFalse(), "a token issued at the cutoff is newer")
+		Expect(d.TenantRevoked(other, cutoff.Add(-time.Second))).To(BeFalse())
+		Eventually(func() bool { return d.TenantRevoked(tenant, cutoff.Add(-time.Second)) }).Should(BeFalse())
+	})
+
+	It("keeps the later of two cutoffs", func() {
+		d := revocation.NewDenyList()
+		tenant := uuid.NewString()
+		now := time.Now().Truncate(time.Second)
+		d.DenyTenant(tenant, now, now.Add(time.Hour))
+		d.DenyTenant(tenant, now.Add(-time.Minute), now.Add(time.Hour))
+		Expect(d.TenantRevoked(tenant, now.Add(-time.Second))).To(BeTrue())
+	})
+})
+
 var _ = Describe("following identity's session revocations", func() {
 	var (
 		bus *natsx.Bus
@@ -81,6 +103,32 @@ var _ = Describe("following identity's session revocations", func() {
 		sid := uuid.NewString()
 		publish(sid, time.Now().Add(15*time.Minute))
 		Eventually(func() bool { return d.Revoked(sid) }).WithTimeout(time.Second).Should(BeTrue())
+	})
+
+	It("refuses a suspended tenant's older tokens within a second, and keeps refusing them after a reactivation", func() {
+		ensureStream()
+		d := revocation.NewDenyList()
+		follow(d)
+		tenant, marker := uuid.NewString(), uuid.NewString()
+		notBefore := time.Now().Truncate(time.Second).Add(time.Second)
+		change := func(tenant, to string, cutoff bool) {
+			GinkgoHelper()
+			msg := &identityv1.TenantStatusChanged{TenantId: tenant, ToStatus: to, ChangedAt: timestamppb.Now()}
+			if cutoff {
+				msg.TokensNotBefore, msg.DenyUntil = timestamppb.New(notBefore), timestamppb.New(notBefore.Add(16*time.Minute))
+			}
+			ev, err := natsx.NewEvent(events.SourceIdentity, events.SubjectTenantStatusChanged, events.SubjectTenantStatusChanged, msg)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(bus.Publish(context.Background(), ev)).To(Succeed())
+		}
+		change(tenant, "Suspended", true)
+		Eventually(func() bool { return d.TenantRevoked(tenant, notBefore.Add(-time.Second)) }).WithTimeout(time.Second).Should(BeTrue())
+		change(tenant, "Active", false)
+		change(marker, "Suspended", true)
+		Eventually(func() bool { return d.TenantRevoked(marker, notBefore.Add(-time.Second)) }).WithTimeout(time.Second).
+			Should(BeTrue(), "the reactivation before it was read")
+		Expect(d.TenantRevoked(tenant, notBefore.Add(-time.Second))).To(BeTrue())
+		Expect(d.TenantRevoked(tenant, notBefore)).To(BeFalse())
 	})
 
 	It("waits for identity to create the stream", func() {

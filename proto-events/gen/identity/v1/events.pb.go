@@ -904,6 +904,122 @@ func (x *TenantUpdated) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+// TenantStatusChanged is published on identity.tenant.status_changed.v1 when a
+// platform admin changes a tenant's status (PATCH /v1/tenants/{tenant_id} or
+// `identity-svc admin tenant-status`). When the tenant stops working
+// (Suspended or Cancelled), tokens_not_before is set: every service refuses the
+// tenant's access tokens issued before it until deny_until, also after a later
+// reactivation, which restores API keys but not sessions. It is not delivered
+// to webhooks.
+type TenantStatusChanged struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	TenantId string                 `protobuf:"bytes,1,opt,name=tenant_id,json=tenantId,proto3" json:"tenant_id,omitempty"`
+	Slug     string                 `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	// from_status and to_status are "Active", "Trial", "Suspended" or
+	// "Cancelled".
+	FromStatus string `protobuf:"bytes,3,opt,name=from_status,json=fromStatus,proto3" json:"from_status,omitempty"`
+	ToStatus   string `protobuf:"bytes,4,opt,name=to_status,json=toStatus,proto3" json:"to_status,omitempty"`
+	// changed_by is the platform admin's user id, or "admin-cli" for the
+	// operator CLI.
+	ChangedBy string                 `protobuf:"bytes,5,opt,name=changed_by,json=changedBy,proto3" json:"changed_by,omitempty"`
+	ChangedAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=changed_at,json=changedAt,proto3" json:"changed_at,omitempty"`
+	// tokens_not_before is set when to_status is Suspended or Cancelled: the
+	// tenant's access tokens whose iat is before it are refused.
+	TokensNotBefore *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=tokens_not_before,json=tokensNotBefore,proto3" json:"tokens_not_before,omitempty"`
+	// deny_until is when the last of those tokens has expired
+	// (tokens_not_before plus the access-token lifetime and the verifiers'
+	// leeway); unset with tokens_not_before.
+	DenyUntil     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=deny_until,json=denyUntil,proto3" json:"deny_until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TenantStatusChanged) Reset() {
+	*x = TenantStatusChanged{}
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TenantStatusChanged) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TenantStatusChanged) ProtoMessage() {}
+
+func (x *TenantStatusChanged) ProtoReflect() protoreflect.Message {
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TenantStatusChanged.ProtoReflect.Descriptor instead.
+func (*TenantStatusChanged) Descriptor() ([]byte, []int) {
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *TenantStatusChanged) GetTenantId() string {
+	if x != nil {
+		return x.TenantId
+	}
+	return ""
+}
+
+func (x *TenantStatusChanged) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *TenantStatusChanged) GetFromStatus() string {
+	if x != nil {
+		return x.FromStatus
+	}
+	return ""
+}
+
+func (x *TenantStatusChanged) GetToStatus() string {
+	if x != nil {
+		return x.ToStatus
+	}
+	return ""
+}
+
+func (x *TenantStatusChanged) GetChangedBy() string {
+	if x != nil {
+		return x.ChangedBy
+	}
+	return ""
+}
+
+func (x *TenantStatusChanged) GetChangedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ChangedAt
+	}
+	return nil
+}
+
+func (x *TenantStatusChanged) GetTokensNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.TokensNotBefore
+	}
+	return nil
+}
+
+func (x *TenantStatusChanged) GetDenyUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DenyUntil
+	}
+	return nil
+}
+
 // TenantDomainVerified is published on identity.tenant.domain_verified.v1
 // when a tenant's custom domain passes verification (webhook event
 // tenant.domain_verified).
@@ -921,7 +1037,7 @@ type TenantDomainVerified struct {
 
 func (x *TenantDomainVerified) Reset() {
 	*x = TenantDomainVerified{}
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[8]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1049,7 @@ func (x *TenantDomainVerified) String() string {
 func (*TenantDomainVerified) ProtoMessage() {}
 
 func (x *TenantDomainVerified) ProtoReflect() protoreflect.Message {
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[8]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1062,7 @@ func (x *TenantDomainVerified) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TenantDomainVerified.ProtoReflect.Descriptor instead.
 func (*TenantDomainVerified) Descriptor() ([]byte, []int) {
-	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TenantDomainVerified) GetTenantId() string {
@@ -1005,7 +1121,7 @@ type PlanActivated struct {
 
 func (x *PlanActivated) Reset() {
 	*x = PlanActivated{}
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[9]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1017,7 +1133,7 @@ func (x *PlanActivated) String() string {
 func (*PlanActivated) ProtoMessage() {}
 
 func (x *PlanActivated) ProtoReflect() protoreflect.Message {
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[9]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1030,7 +1146,7 @@ func (x *PlanActivated) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanActivated.ProtoReflect.Descriptor instead.
 func (*PlanActivated) Descriptor() ([]byte, []int) {
-	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *PlanActivated) GetUserPlanId() string {
@@ -1121,7 +1237,7 @@ type QuestCompleted struct {
 
 func (x *QuestCompleted) Reset() {
 	*x = QuestCompleted{}
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[10]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1249,7 @@ func (x *QuestCompleted) String() string {
 func (*QuestCompleted) ProtoMessage() {}
 
 func (x *QuestCompleted) ProtoReflect() protoreflect.Message {
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[10]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1262,7 @@ func (x *QuestCompleted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QuestCompleted.ProtoReflect.Descriptor instead.
 func (*QuestCompleted) Descriptor() ([]byte, []int) {
-	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *QuestCompleted) GetQuestId() string {
@@ -1218,7 +1334,7 @@ type SessionRevoked struct {
 
 func (x *SessionRevoked) Reset() {
 	*x = SessionRevoked{}
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1346,7 @@ func (x *SessionRevoked) String() string {
 func (*SessionRevoked) ProtoMessage() {}
 
 func (x *SessionRevoked) ProtoReflect() protoreflect.Message {
-	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[11]
+	mi := &file_motionstudio_identity_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1359,7 @@ func (x *SessionRevoked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SessionRevoked.ProtoReflect.Descriptor instead.
 func (*SessionRevoked) Descriptor() ([]byte, []int) {
-	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_motionstudio_identity_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SessionRevoked) GetSessionId() string {
@@ -1382,7 +1498,20 @@ const file_motionstudio_identity_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"updated_by\x18\x06 \x01(\tR\tupdatedBy\x129\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xc9\x01\n" +
+	"updated_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\"\xe1\x02\n" +
+	"\x13TenantStatusChanged\x12\x1b\n" +
+	"\ttenant_id\x18\x01 \x01(\tR\btenantId\x12\x12\n" +
+	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x1f\n" +
+	"\vfrom_status\x18\x03 \x01(\tR\n" +
+	"fromStatus\x12\x1b\n" +
+	"\tto_status\x18\x04 \x01(\tR\btoStatus\x12\x1d\n" +
+	"\n" +
+	"changed_by\x18\x05 \x01(\tR\tchangedBy\x129\n" +
+	"\n" +
+	"changed_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tchangedAt\x12F\n" +
+	"\x11tokens_not_before\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x0ftokensNotBefore\x129\n" +
+	"\n" +
+	"deny_until\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tdenyUntil\"\xc9\x01\n" +
 	"\x14TenantDomainVerified\x12\x1b\n" +
 	"\ttenant_id\x18\x01 \x01(\tR\btenantId\x12'\n" +
 	"\x0fverification_id\x18\x02 \x01(\tR\x0everificationId\x12\x16\n" +
@@ -1438,7 +1567,7 @@ func file_motionstudio_identity_v1_events_proto_rawDescGZIP() []byte {
 	return file_motionstudio_identity_v1_events_proto_rawDescData
 }
 
-var file_motionstudio_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_motionstudio_identity_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_motionstudio_identity_v1_events_proto_goTypes = []any{
 	(*UserRegistered)(nil),        // 0: motionstudio.identity.v1.UserRegistered
 	(*UserBanned)(nil),            // 1: motionstudio.identity.v1.UserBanned
@@ -1448,35 +1577,39 @@ var file_motionstudio_identity_v1_events_proto_goTypes = []any{
 	(*ApiKeyCreated)(nil),         // 5: motionstudio.identity.v1.ApiKeyCreated
 	(*ApiKeyRevoked)(nil),         // 6: motionstudio.identity.v1.ApiKeyRevoked
 	(*TenantUpdated)(nil),         // 7: motionstudio.identity.v1.TenantUpdated
-	(*TenantDomainVerified)(nil),  // 8: motionstudio.identity.v1.TenantDomainVerified
-	(*PlanActivated)(nil),         // 9: motionstudio.identity.v1.PlanActivated
-	(*QuestCompleted)(nil),        // 10: motionstudio.identity.v1.QuestCompleted
-	(*SessionRevoked)(nil),        // 11: motionstudio.identity.v1.SessionRevoked
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*TenantStatusChanged)(nil),   // 8: motionstudio.identity.v1.TenantStatusChanged
+	(*TenantDomainVerified)(nil),  // 9: motionstudio.identity.v1.TenantDomainVerified
+	(*PlanActivated)(nil),         // 10: motionstudio.identity.v1.PlanActivated
+	(*QuestCompleted)(nil),        // 11: motionstudio.identity.v1.QuestCompleted
+	(*SessionRevoked)(nil),        // 12: motionstudio.identity.v1.SessionRevoked
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_motionstudio_identity_v1_events_proto_depIdxs = []int32{
-	12, // 0: motionstudio.identity.v1.UserRegistered.registered_at:type_name -> google.protobuf.Timestamp
-	12, // 1: motionstudio.identity.v1.UserBanned.unblock_at:type_name -> google.protobuf.Timestamp
-	12, // 2: motionstudio.identity.v1.UserBanned.banned_at:type_name -> google.protobuf.Timestamp
-	12, // 3: motionstudio.identity.v1.PaymentConfirmed.confirmed_at:type_name -> google.protobuf.Timestamp
-	12, // 4: motionstudio.identity.v1.PaymentFailed.failed_at:type_name -> google.protobuf.Timestamp
-	12, // 5: motionstudio.identity.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
-	12, // 6: motionstudio.identity.v1.ApiKeyCreated.expires_at:type_name -> google.protobuf.Timestamp
-	12, // 7: motionstudio.identity.v1.ApiKeyCreated.created_at:type_name -> google.protobuf.Timestamp
-	12, // 8: motionstudio.identity.v1.ApiKeyRevoked.revoked_at:type_name -> google.protobuf.Timestamp
-	12, // 9: motionstudio.identity.v1.TenantUpdated.updated_at:type_name -> google.protobuf.Timestamp
-	12, // 10: motionstudio.identity.v1.TenantDomainVerified.verified_at:type_name -> google.protobuf.Timestamp
-	12, // 11: motionstudio.identity.v1.PlanActivated.starts_at:type_name -> google.protobuf.Timestamp
-	12, // 12: motionstudio.identity.v1.PlanActivated.expires_at:type_name -> google.protobuf.Timestamp
-	12, // 13: motionstudio.identity.v1.PlanActivated.activated_at:type_name -> google.protobuf.Timestamp
-	12, // 14: motionstudio.identity.v1.QuestCompleted.completed_at:type_name -> google.protobuf.Timestamp
-	12, // 15: motionstudio.identity.v1.SessionRevoked.revoked_at:type_name -> google.protobuf.Timestamp
-	12, // 16: motionstudio.identity.v1.SessionRevoked.deny_until:type_name -> google.protobuf.Timestamp
-	17, // [17:17] is the sub-list for method output_type
-	17, // [17:17] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	13, // 0: motionstudio.identity.v1.UserRegistered.registered_at:type_name -> google.protobuf.Timestamp
+	13, // 1: motionstudio.identity.v1.UserBanned.unblock_at:type_name -> google.protobuf.Timestamp
+	13, // 2: motionstudio.identity.v1.UserBanned.banned_at:type_name -> google.protobuf.Timestamp
+	13, // 3: motionstudio.identity.v1.PaymentConfirmed.confirmed_at:type_name -> google.protobuf.Timestamp
+	13, // 4: motionstudio.identity.v1.PaymentFailed.failed_at:type_name -> google.protobuf.Timestamp
+	13, // 5: motionstudio.identity.v1.PaymentRefunded.refunded_at:type_name -> google.protobuf.Timestamp
+	13, // 6: motionstudio.identity.v1.ApiKeyCreated.expires_at:type_name -> google.protobuf.Timestamp
+	13, // 7: motionstudio.identity.v1.ApiKeyCreated.created_at:type_name -> google.protobuf.Timestamp
+	13, // 8: motionstudio.identity.v1.ApiKeyRevoked.revoked_at:type_name -> google.protobuf.Timestamp
+	13, // 9: motionstudio.identity.v1.TenantUpdated.updated_at:type_name -> google.protobuf.Timestamp
+	13, // 10: motionstudio.identity.v1.TenantStatusChanged.changed_at:type_name -> google.protobuf.Timestamp
+	13, // 11: motionstudio.identity.v1.TenantStatusChanged.tokens_not_before:type_name -> google.protobuf.Timestamp
+	13, // 12: motionstudio.identity.v1.TenantStatusChanged.deny_until:type_name -> google.protobuf.Timestamp
+	13, // 13: motionstudio.identity.v1.TenantDomainVerified.verified_at:type_name -> google.protobuf.Timestamp
+	13, // 14: motionstudio.identity.v1.PlanActivated.starts_at:type_name -> google.protobuf.Timestamp
+	13, // 15: motionstudio.identity.v1.PlanActivated.expires_at:type_name -> google.protobuf.Timestamp
+	13, // 16: motionstudio.identity.v1.PlanActivated.activated_at:type_name -> google.protobuf.Timestamp
+	13, // 17: motionstudio.identity.v1.QuestCompleted.completed_at:type_name -> google.protobuf.Timestamp
+	13, // 18: motionstudio.identity.v1.SessionRevoked.revoked_at:type_name -> google.protobuf.Timestamp
+	13, // 19: motionstudio.identity.v1.SessionRevoked.deny_until:type_name -> google.protobuf.Timestamp
+	20, // [20:20] is the sub-list for method output_type
+	20, // [20:20] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_motionstudio_identity_v1_events_proto_init() }
@@ -1490,7 +1623,7 @@ func file_motionstudio_identity_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_motionstudio_identity_v1_events_proto_rawDesc), len(file_motionstudio_identity_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -14,16 +14,17 @@ var _ = Describe("the event contract", func() {
 		Expect(doc.AsyncAPI).To(Equal("3.0.0"))
 		Expect(doc.ID).To(Equal("urn:motionstudio:asyncapi:agentteam-svc"))
 		for _, subject := range []string{"agentteam.task.moved.v1", "agentteam.run.completed.v1", "agentteam.run.failed.v1",
-			"jobs.agentteam.agent.run", "identity.session.revoked.v1"} {
+			"jobs.agentteam.agent.run", "identity.session.revoked.v1", "identity.tenant.status_changed.v1"} {
 			Expect(doc.Channels).To(HaveKeyWithValue(subject, HaveField("Address", subject)))
 		}
 		Expect(doc.Actions()).To(Equal(map[string]string{
-			"agentteam.task.moved.v1.send":                                "send",
-			"agentteam.run.completed.v1.send":                             "send",
-			"agentteam.run.failed.v1.send":                                "send",
-			"jobs.agentteam.agent.run.send":                               "send",
-			"jobs.agentteam.agent.run.receive.agentteam_agent_run_worker": "receive",
-			"identity.session.revoked.v1.receive.session_revocations":     "receive",
+			"agentteam.task.moved.v1.send":                                 "send",
+			"agentteam.run.completed.v1.send":                              "send",
+			"agentteam.run.failed.v1.send":                                 "send",
+			"jobs.agentteam.agent.run.send":                                "send",
+			"jobs.agentteam.agent.run.receive.agentteam_agent_run_worker":  "receive",
+			"identity.session.revoked.v1.receive.session_revocations":      "receive",
+			"identity.tenant.status_changed.v1.receive.tenant_revocations": "receive",
 		}))
 	})
 

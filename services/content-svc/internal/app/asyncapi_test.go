@@ -14,11 +14,13 @@ var _ = Describe("the event contract", func() {
 			HaveField("Address", "content.svg_preview.generated.v1")))
 		Expect(doc.Channels).To(HaveKey("jobs.content.svg_preview.generate"))
 		Expect(doc.Channels).To(HaveKey("identity.session.revoked.v1"))
+		Expect(doc.Channels).To(HaveKey("identity.tenant.status_changed.v1"))
 		Expect(doc.Actions()).To(Equal(map[string]string{
 			"content.svg_preview.generated.v1.send":                                "send",
 			"jobs.content.svg_preview.generate.send":                               "send",
 			"jobs.content.svg_preview.generate.receive.content_svg_preview_worker": "receive",
 			"identity.session.revoked.v1.receive.session_revocations":              "receive",
+			"identity.tenant.status_changed.v1.receive.tenant_revocations":         "receive",
 		}))
 		Expect(doc.Components.Messages).To(HaveKey("content.svg_preview.generated.v1"))
 	})

@@ -54,6 +54,9 @@ type Key struct {
 	CreatedBy    string
 	CreatedAt    time.Time
 	RevokedAt    *time.Time
+	// TenantOpen reports whether the key's tenant was Active or Trial when the key was read by
+	// its hash (the validation path); the tenant's status changes drop the key from the cache.
+	TenantOpen bool
 }
 
 // New is the input of Create.
@@ -294,6 +297,8 @@ const (
 	ReasonRevoked      = "revoked"
 	ReasonExpired      = "expired"
 	ReasonIPNotAllowed = "ip_not_allowed"
+	// ReasonTenantInactive refuses the keys of a suspended or cancelled tenant.
+	ReasonTenantInactive = "tenant_inactive"
 )
 
 // Validate checks a key presented to the gateway by its prefix and hex SHA-256 hash, and the
@@ -318,6 +323,8 @@ func (s *Service) Validate(ctx context.Context, a actor.Actor, prefix, hash, ip 
 	switch {
 	case !k.Active:
 		return Validation{Reason: ReasonRevoked}, nil
+	case !k.TenantOpen:
+		return Validation{Reason: ReasonTenantInactive}, nil
 	case k.ExpiresAt != nil && !s.now().Before(*k.ExpiresAt):
 		return Validation{Reason: ReasonExpired}, nil
 	case !ipAllowed(k.AllowedIPs, ip):

@@ -23,6 +23,7 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
 	"github.com/motionstudio/platform/services/identity-svc/internal/httpapi/accountapi"
 	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/domaincheck"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redissession"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
@@ -33,7 +34,7 @@ const apiKeyCacheSize = 100000
 
 // newAccountHandler wires the account side of the service (users, tenants, API keys and
 // webhooks) on a's database, bus and Redis, and adds its consumers and sweepers to a's workers.
-func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions account.SessionRevoker) (*accountapi.Handler, error) {
+func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions *redissession.Store) (*accountapi.Handler, error) {
 	acfg := cfg.Account
 	if err := apikey.ValidBrand(acfg.APIKeys.Brand); err != nil {
 		return nil, err
@@ -49,11 +50,12 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	checker := domaincheck.New(domaincheck.Options{
 		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
 	})
-	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
-		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
-	})
 	keyStore := cache.NewKeys(store.NewAPIKeys(a.db, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, service.Now)
 	keys := apikey.NewService(keyStore, apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
+	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
+		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
+		TokenLife: revokedFor(cfg), Hooks: []tenant.StatusHook{sessions, forgetTenantKeys(keyStore)},
+	})
 	hookStore := store.NewWebhooks(a.db, writer)
 	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
 		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
@@ -87,6 +89,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 			return err
 		}),
 		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keyStore.Forget) }),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetTenantKeys(ctx, a.bus, a.log, keyStore.ForgetTenant) }),
 		service.WorkerFunc(consumers.FanOut),
 		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
 		service.WorkerFunc(func(ctx context.Context) error {
@@ -104,6 +107,15 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 		Webhooks: hooks,
 		Currency: cfg.BalanceCurrency,
 	}), nil
+}
+
+// forgetTenantKeys drops a tenant's keys from this process's cache as soon as its status is
+// set here; the other replicas hear it through bus.ForgetTenantKeys.
+func forgetTenantKeys(keys *cache.Keys) tenant.StatusHook {
+	return tenant.StatusHookFunc(func(_ context.Context, t *tenant.Tenant) error {
+		keys.ForgetTenant(t.ID)
+		return nil
+	})
 }
 
 // retrySchedule parses a comma-separated list of delays.

@@ -8,18 +8,22 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/pgdb"
+	"github.com/motionstudio/platform/pkg/redisx"
 	"github.com/motionstudio/platform/pkg/service"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 	"github.com/motionstudio/platform/services/identity-svc/internal/config"
+	"github.com/motionstudio/platform/services/identity-svc/internal/outbound/redissession"
 	"github.com/motionstudio/platform/services/identity-svc/internal/password"
 	"github.com/motionstudio/platform/services/identity-svc/internal/store"
 	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
@@ -34,10 +38,14 @@ commands:
   token         -tenant SLUG -email E [-ttl D]       mint a user access token (local use; D defaults to ACCESS_TOKEN_TTL)
   keys list                                        the signing keys and their states
   keys rotate                                      add a signing key; it signs after SIGNING_KEY_PREPUBLISH
-  reseal        [-batch N]                         seal every secret at rest again under the first key of ENCRYPTION_KEYS`
+  reseal        [-batch N]                         seal every secret at rest again under the first key of ENCRYPTION_KEYS
+  tenant-status SLUG|ID Active|Trial|Suspended|Cancelled   set a tenant's status (audited; Cancelled is final)
+  plan|gift|quest create|retire -tenant SLUG ...  a tenant's offers (run "admin plan" for the flags)`
 
-// Admin runs the operator CLI: it creates tenants and users, mints access tokens, lists and
-// rotates the signing keys and reseals the secrets at rest, writing one JSON object to out. It migrates the database first, so it works on a fresh one.
+// Admin runs the operator CLI: it creates tenants and users, sets a tenant's status, creates
+// and retires plans, gifts and quests, mints access tokens, lists and rotates the signing keys
+// and reseals the secrets at rest, writing one JSON object to out. It migrates the database
+// first, so it works on a fresh one.
 func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, out io.Writer) error {
 	if len(args) == 0 {
 		return errors.New(adminUsage)
@@ -119,6 +127,10 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		return adminKeys(ctx, ring, args[1:], out)
 	case "reseal":
 		return adminReseal(ctx, db, cfg, log, args[1:], out)
+	case "tenant-status":
+		return adminTenantStatus(ctx, db, cfg, writer, args[1:], enc)
+	case "plan", "gift", "quest":
+		return adminCatalog(ctx, db, args[0], args[1:], enc)
 	default:
 		return fmt.Errorf("unknown admin command %q\n%s", args[0], adminUsage)
 	}
@@ -131,4 +143,36 @@ func adminRing(ctx context.Context, db *gorm.DB, cfg config.Config) (*token.Ring
 		return nil, err
 	}
 	return newRing(ctx, db, cfg, key)
+}
+
+// adminTenantStatus sets a tenant's status as a platform admin does through PATCH
+// /v1/tenants/{id}: audited as changed by tenant.CLIActor, with its event, and with the
+// Redis marker that makes identity refuse a suspended tenant's tokens at once.
+func adminTenantStatus(ctx context.Context, db *gorm.DB, cfg config.Config, writer *outbox.Writer, args []string, enc *json.Encoder) error {
+	if len(args) != 2 {
+		return errors.New(adminUsage)
+	}
+	rdb, err := redisx.Connect(ctx, cfg.Redis)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rdb.Close() }()
+	tenantStore := store.NewTenants(db, writer, nil)
+	id := args[0]
+	if _, err := uuid.Parse(id); err != nil {
+		t, err := tenantStore.BySlug(ctx, strings.ToLower(id))
+		if err != nil {
+			return err
+		}
+		id = t.ID
+	}
+	marker := redissession.NewStore(rdb, cfg.Redis.KeyPrefix, cfg.Auth.RefreshTokenTTL, revokedFor(cfg), nil)
+	tenants := tenant.NewService(tenantStore, nil, tenant.Options{
+		Now: service.Now, NewID: service.NewID, TokenLife: revokedFor(cfg), Hooks: []tenant.StatusHook{marker},
+	})
+	t, err := tenants.SetStatus(ctx, actor.Actor{PlatformAdmin: true}, id, args[1])
+	if err != nil {
+		return err
+	}
+	return enc.Encode(map[string]any{"id": t.ID, "slug": t.Slug, "status": t.Status, "tokens_not_before": t.TokensNotBefore})
 }

@@ -47,11 +47,8 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	writer := outbox.NewWriter(events.SourceIdentity)
 	users := store.NewUsers(a.db, writer, a.heldAccounts)
 	authStore := store.NewAuth(a.db, users)
-	// A revoked session is remembered as long as any of its access tokens can live, here and
-	// (through identity.session.revoked.v1) in the services that verify them.
-	revokedFor := cfg.AccessTokenTTL + time.Minute
-	sessions := redissession.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor,
-		store.NewSessionEvents(a.db, writer, revokedFor))
+	sessions := redissession.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor(cfg),
+		store.NewSessionEvents(a.db, writer, revokedFor(cfg)))
 	resets := store.NewResetJobs(a.db)
 	svc, err := auth.NewService(auth.Deps{
 		Users:    a.heldAccounts.Users(users),
@@ -105,6 +102,11 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 	pushes := push.NewService(store.NewPushSubscriptions(a.db), service.Now, service.NewID)
 	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
 }
+
+// revokedFor is how long a revoked session, or a suspended tenant's cutoff, is remembered: as
+// long as any access token issued before it can live, here and (through the events) in the
+// services that verify them.
+func revokedFor(cfg config.Config) time.Duration { return cfg.AccessTokenTTL + time.Minute }
 
 // resetRequeueBatch bounds the password-reset requests one sweep queues again.
 const resetRequeueBatch = 100

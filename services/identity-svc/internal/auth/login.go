@@ -303,8 +303,9 @@ func (s *Service) grant(u *User, tenant *Tenant, sessionID, refresh string) (*Gr
 
 // Refresh exchanges a refresh token for a new one and a new access token of the same session.
 // It returns apperr Invalid for an empty token and Unauthenticated for an unknown or revoked
-// token, a reused one (the session is then revoked), and a banned user or a suspended or
-// cancelled tenant (the session is then revoked too).
+// token, a reused one (the session is then revoked), and a banned user, a suspended or
+// cancelled tenant, or a session issued before its tenant's last suspension (the session is
+// then revoked too).
 func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*Grant, error) {
 	if refreshToken == "" || len(refreshToken) > 512 {
 		return nil, apperr.E(apperr.Invalid, "validation_failed", "The refresh token is required.").
@@ -316,7 +317,8 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*G
 		return nil, err
 	}
 	u, tenant, err := s.Users.UserWithTenant(ctx, sess.TenantID, sess.UserID)
-	if apperr.Is(err, apperr.NotFound) || (err == nil && (u.Banned(s.Now()) || !tenant.Open())) {
+	if apperr.Is(err, apperr.NotFound) || (err == nil && (u.Banned(s.Now()) || !tenant.Open() ||
+		(tenant.TokensNotBefore != nil && sess.IssuedAt.Before(*tenant.TokensNotBefore)))) {
 		if rerr := s.Sessions.Revoke(ctx, sess.ID); rerr != nil {
 			return nil, rerr
 		}

@@ -56,3 +56,9 @@ func (k *Keys) Revoke(ctx context.Context, key *apikey.Key, r apikey.Revocation)
 func (k *Keys) Forget(id string) {
 	k.byHash.DeleteFunc(func(_ string, held heldKey) bool { return held.key != nil && held.key.ID == id })
 }
+
+// ForgetTenant drops every key of the tenant, so that the next validation reads the tenant's
+// status (its status changed here or, through the event, on another replica).
+func (k *Keys) ForgetTenant(tenantID string) {
+	k.byHash.DeleteFunc(func(_ string, held heldKey) bool { return held.key != nil && held.key.TenantID == tenantID })
+}

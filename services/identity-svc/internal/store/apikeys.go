@@ -18,6 +18,7 @@ import (
 	events "github.com/motionstudio/platform/proto-events"
 	identityv1 "github.com/motionstudio/platform/proto-events/gen/identity/v1"
 	"github.com/motionstudio/platform/services/identity-svc/internal/apikey"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 )
 
 // APIKeys implements apikey.Store.
@@ -47,6 +48,8 @@ type apiKeyRow struct {
 	CreatedBy    *string
 	CreatedAt    time.Time
 	RevokedAt    *time.Time
+	// TenantStatus is read by ByHash only.
+	TenantStatus string `gorm:"->"`
 }
 
 func (apiKeyRow) TableName() string { return "api_keys" }
@@ -118,13 +121,18 @@ func (s *APIKeys) Get(ctx context.Context, tenantID, id string) (*apikey.Key, er
 	return m.toDomain(), nil
 }
 
-// ByHash finds a key by the hash of its secret; apperr NotFound when there is none.
+// ByHash finds a key by the hash of its secret, with whether its tenant is open; apperr NotFound
+// when there is none.
 func (s *APIKeys) ByHash(ctx context.Context, hash string) (*apikey.Key, error) {
 	var m apiKeyRow
-	if err := s.db.WithContext(ctx).Where("key_hash = ?", hash).Take(&m).Error; err != nil {
+	err := s.db.WithContext(ctx).Select("api_keys.*, (SELECT status FROM tenants WHERE tenants.id = api_keys.tenant_id) AS tenant_status").
+		Where("key_hash = ?", hash).Take(&m).Error
+	if err != nil {
 		return nil, pgdb.Translate(err, "api key")
 	}
-	return m.toDomain(), nil
+	k := m.toDomain()
+	k.TenantOpen = (&tenant.Tenant{Status: m.TenantStatus}).Open()
+	return k, nil
 }
 
 // Revoke deactivates k and writes identity.api_key.revoked.v1 in one transaction; false when

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/timestamppb"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -80,6 +81,7 @@ type tenantRow struct {
 	MonthlyRenderQty *int
 	TrialEndsAt      *time.Time
 	CreatedAt        time.Time
+	TokensNotBefore  *time.Time
 }
 
 func (tenantRow) TableName() string { return "tenants" }
@@ -90,7 +92,7 @@ func toTenantRow(t *tenant.Tenant) tenantRow {
 		DomainVerified: t.DomainVerified, ContactEmail: t.ContactEmail, ContactName: t.ContactName,
 		ContactPhone: t.ContactPhone, BillingEmail: t.BillingEmail, AllowedOrigins: jsonList(t.AllowedOrigins),
 		MaxUsers: t.MaxUsers, MaxStorageGb: t.MaxStorageGB, MonthlyRenderQty: t.MonthlyRenderQty,
-		TrialEndsAt: t.TrialEndsAt, CreatedAt: t.CreatedAt,
+		TrialEndsAt: t.TrialEndsAt, CreatedAt: t.CreatedAt, TokensNotBefore: t.TokensNotBefore,
 	}
 }
 
@@ -104,7 +106,7 @@ func (m tenantRow) toDomain() *tenant.Tenant {
 		DomainVerified: m.DomainVerified, ContactEmail: m.ContactEmail, ContactName: m.ContactName,
 		ContactPhone: m.ContactPhone, BillingEmail: m.BillingEmail, AllowedOrigins: origins,
 		MaxUsers: m.MaxUsers, MaxStorageGB: m.MaxStorageGb, MonthlyRenderQty: m.MonthlyRenderQty,
-		TrialEndsAt: m.TrialEndsAt, CreatedAt: m.CreatedAt,
+		TrialEndsAt: m.TrialEndsAt, CreatedAt: m.CreatedAt, TokensNotBefore: m.TokensNotBefore,
 	}
 }
 
@@ -175,11 +177,10 @@ func (s *Tenants) List(ctx context.Context, q tenant.Query) (tenant.Page, error)
 func (s *Tenants) Update(ctx context.Context, id string, fn func(*tenant.Tenant) (tenant.Change, error)) (*tenant.Tenant, error) {
 	var out *tenant.Tenant
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		var m tenantRow
-		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
-			return pgdb.Translate(err, "tenant")
+		t, err := lockTenant(tx, id)
+		if err != nil {
+			return err
 		}
-		t := m.toDomain()
 		change, err := fn(t)
 		if err != nil {
 			return err
@@ -196,6 +197,65 @@ func (s *Tenants) Update(ctx context.Context, id string, fn func(*tenant.Tenant)
 			return pgdb.Translate(err, "tenant")
 		}
 		return s.tenantUpdated(ctx, tx, t, change)
+	})
+	s.changes.TenantChanged(id)
+	return out, err
+}
+
+// lockTenant reads the tenant in tx and locks its row until tx ends; apperr NotFound when there
+// is none.
+func lockTenant(tx *gorm.DB, id string) (*tenant.Tenant, error) {
+	var m tenantRow
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, pgdb.Translate(err, "tenant")
+	}
+	return m.toDomain(), nil
+}
+
+// statusChangeRow is one row of the status changes' audit trail.
+type statusChangeRow struct {
+	ID         string `gorm:"primaryKey"`
+	TenantID   string
+	FromStatus string
+	ToStatus   string
+	ChangedBy  string
+	ChangedAt  time.Time
+}
+
+func (statusChangeRow) TableName() string { return "tenant_status_changes" }
+
+// SetStatus locks the tenant, applies fn and, when fn answers a change, saves the status and
+// tokens_not_before, adds the change to tenant_status_changes and records
+// identity.tenant.status_changed.v1 in one transaction. It returns apperr NotFound for an
+// unknown tenant and fn's error unchanged.
+func (s *Tenants) SetStatus(ctx context.Context, id string, fn func(*tenant.Tenant) (*tenant.StatusChange, error)) (*tenant.Tenant, error) {
+	var out *tenant.Tenant
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		t, err := lockTenant(tx, id)
+		if err != nil {
+			return err
+		}
+		c, err := fn(t)
+		out = t
+		if err != nil || c == nil {
+			return err
+		}
+		if err := tx.Exec("UPDATE tenants SET status = ?, tokens_not_before = ?, updated_at = ? WHERE id = ?",
+			t.Status, t.TokensNotBefore, c.At, id).Error; err != nil {
+			return pgdb.Translate(err, "tenant")
+		}
+		audit := statusChangeRow{ID: uuid.Must(uuid.NewV7()).String(), TenantID: id, FromStatus: c.From, ToStatus: c.To, ChangedBy: c.By, ChangedAt: c.At}
+		if err := tx.Create(&audit).Error; err != nil {
+			return pgdb.Translate(err, "tenant status change")
+		}
+		ev := &identityv1.TenantStatusChanged{
+			TenantId: id, Slug: t.Slug, FromStatus: c.From, ToStatus: c.To, ChangedBy: c.By, ChangedAt: timestamppb.New(c.At),
+		}
+		if c.TokensNotBefore != nil {
+			ev.TokensNotBefore, ev.DenyUntil = timestamppb.New(*c.TokensNotBefore), timestamppb.New(*c.DenyUntil)
+		}
+		_, err = s.outbox.Add(ctx, tx, events.SubjectTenantStatusChanged, events.SubjectTenantStatusChanged, ev)
+		return err
 	})
 	s.changes.TenantChanged(id)
 	return out, err

@@ -26,8 +26,10 @@ const (
 	KindReseller   = "Reseller"
 	KindEnterprise = "Enterprise"
 
-	StatusActive = "Active"
-	StatusTrial  = "Trial"
+	StatusActive    = "Active"
+	StatusTrial     = "Trial"
+	StatusSuspended = "Suspended"
+	StatusCancelled = "Cancelled"
 )
 
 // Tenant is an isolated customer of the platform with its settings.
@@ -49,6 +51,9 @@ type Tenant struct {
 	MonthlyRenderQty *int
 	TrialEndsAt      *time.Time
 	CreatedAt        time.Time
+	// TokensNotBefore is set when the tenant is suspended or cancelled: its sessions issued
+	// before it are refused, also after a reactivation.
+	TokensNotBefore *time.Time
 }
 
 // Open reports whether the tenant accepts registrations and logins (Active or Trial).
@@ -59,10 +64,11 @@ type New struct {
 	Slug, Name, ContactEmail, ContactName, ContactPhone, Kind string
 }
 
-// Update changes the fields that are not nil.
+// Update changes the fields that are not nil. Status is for platform admins only (SetStatus).
 type Update struct {
 	Name, ContactName, ContactEmail, ContactPhone, BillingEmail *string
 	AllowedOrigins                                              *[]string
+	Status                                                      *string
 }
 
 // Query selects a page of tenants.
@@ -97,6 +103,10 @@ type Store interface {
 	// Update locks the tenant, applies fn and, when fn reports changed fields, saves the tenant
 	// and records the change event in one transaction.
 	Update(ctx context.Context, id string, fn func(*Tenant) (Change, error)) (*Tenant, error)
+	// SetStatus locks the tenant, applies fn and, when fn answers a change, saves the status
+	// and TokensNotBefore, records the change in the audit trail and writes the
+	// tenant.status_changed event in one transaction.
+	SetStatus(ctx context.Context, id string, fn func(*Tenant) (*StatusChange, error)) (*Tenant, error)
 	BrandingStore
 	DomainStore
 	UsageStore
@@ -104,12 +114,14 @@ type Store interface {
 
 // Service implements the tenant operations.
 type Service struct {
-	store   Store
-	checker Checker
-	now     func() time.Time
-	newID   func() string
-	newTok  func() string
-	ttl     time.Duration
+	store     Store
+	checker   Checker
+	now       func() time.Time
+	newID     func() string
+	newTok    func() string
+	ttl       time.Duration
+	tokenLife time.Duration
+	hooks     []StatusHook
 }
 
 // Options configure a Service.
@@ -120,11 +132,17 @@ type Options struct {
 	NewToken func() string
 	// ChallengeTTL is how long a domain challenge stays valid.
 	ChallengeTTL time.Duration
+	// TokenLife is how long an access token may be presented after it is issued: its lifetime
+	// plus the verifiers' clock leeway. A suspension refuses the tenant's tokens that long.
+	TokenLife time.Duration
+	// Hooks learn of every status a platform admin sets, after it is stored.
+	Hooks []StatusHook
 }
 
 // NewService returns a Service.
 func NewService(store Store, checker Checker, o Options) *Service {
-	return &Service{store: store, checker: checker, now: o.Now, newID: o.NewID, newTok: o.NewToken, ttl: o.ChallengeTTL}
+	return &Service{store: store, checker: checker, now: o.Now, newID: o.NewID, newTok: o.NewToken,
+		ttl: o.ChallengeTTL, tokenLife: o.TokenLife, hooks: o.Hooks}
 }
 
 var slugPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
@@ -219,15 +237,25 @@ func (s *Service) Resolve(ctx context.Context, a actor.Actor, slugOrDomain strin
 	return t, nil
 }
 
-// Update changes a tenant's settings and records tenant.updated with the changed fields. It
-// returns apperr NotFound for a tenant the actor may not read, Forbidden for one it may read
-// but not manage, and Invalid (changing nothing) for bad fields.
+// Update changes a tenant's settings and records tenant.updated with the changed fields, and
+// its status as SetStatus does when Status is set. It returns apperr NotFound for a tenant the
+// actor may not read, Forbidden for one it may read but not manage and for a Status from
+// anyone but a platform admin, Invalid (changing nothing) for bad fields, and SetStatus's
+// Conflict (changing nothing) for a refused transition.
 func (s *Service) Update(ctx context.Context, a actor.Actor, id string, in Update) (*Tenant, error) {
 	if err := s.authorizeManage(a, id); err != nil {
 		return nil, err
 	}
+	if in.Status != nil && !a.PlatformAdmin {
+		return nil, statusRequiresAdmin()
+	}
 	if err := validateUpdate(&in); err != nil {
 		return nil, err
+	}
+	if in.Status != nil {
+		if _, err := s.SetStatus(ctx, a, id, *in.Status); err != nil {
+			return nil, err
+		}
 	}
 	return s.store.Update(ctx, id, func(t *Tenant) (Change, error) {
 		var changed []string
@@ -270,6 +298,9 @@ func validateUpdate(in *Update) error {
 		fields = append(fields, apperr.FieldError{Field: "billing_email", Message: "must be an email address or empty"})
 	}
 	fields = append(fields, lengths(map[string]*string{"contact_name": in.ContactName, "contact_phone": in.ContactPhone})...)
+	if in.Status != nil && !validStatus(*in.Status) {
+		fields = append(fields, statusField)
+	}
 	if in.AllowedOrigins != nil {
 		origins := *in.AllowedOrigins
 		if len(origins) > 50 {

@@ -132,11 +132,12 @@ func (e ApiKeyValidationEnvironment) Valid() bool {
 
 // Defines values for ApiKeyValidationReason.
 const (
-	Expired      ApiKeyValidationReason = "expired"
-	IpNotAllowed ApiKeyValidationReason = "ip_not_allowed"
-	Malformed    ApiKeyValidationReason = "malformed"
-	Revoked      ApiKeyValidationReason = "revoked"
-	Unknown      ApiKeyValidationReason = "unknown"
+	Expired        ApiKeyValidationReason = "expired"
+	IpNotAllowed   ApiKeyValidationReason = "ip_not_allowed"
+	Malformed      ApiKeyValidationReason = "malformed"
+	Revoked        ApiKeyValidationReason = "revoked"
+	TenantInactive ApiKeyValidationReason = "tenant_inactive"
+	Unknown        ApiKeyValidationReason = "unknown"
 )
 
 // Valid indicates whether the value is a known member of the ApiKeyValidationReason enum.
@@ -149,6 +150,8 @@ func (e ApiKeyValidationReason) Valid() bool {
 	case Malformed:
 		return true
 	case Revoked:
+		return true
+	case TenantInactive:
 		return true
 	case Unknown:
 		return true
@@ -223,6 +226,30 @@ func (e TenantCreateKind) Valid() bool {
 	case Enterprise:
 		return true
 	case Reseller:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TenantUpdateStatus.
+const (
+	Active    TenantUpdateStatus = "Active"
+	Cancelled TenantUpdateStatus = "Cancelled"
+	Suspended TenantUpdateStatus = "Suspended"
+	Trial     TenantUpdateStatus = "Trial"
+)
+
+// Valid indicates whether the value is a known member of the TenantUpdateStatus enum.
+func (e TenantUpdateStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Cancelled:
+		return true
+	case Suspended:
+		return true
+	case Trial:
 		return true
 	default:
 		return false
@@ -494,7 +521,13 @@ type TenantUpdate struct {
 	ContactName    *string   `json:"contact_name,omitempty"`
 	ContactPhone   *string   `json:"contact_phone,omitempty"`
 	Name           *string   `json:"name,omitempty"`
+
+	// Status Platform administrators only. Cancelled is final.
+	Status *TenantUpdateStatus `json:"status,omitempty"`
 }
+
+// TenantUpdateStatus Platform administrators only. Cancelled is final.
+type TenantUpdateStatus string
 
 // TenantUsageDay defines model for TenantUsageDay.
 type TenantUsageDay struct {

@@ -79,7 +79,7 @@ func (h *Handler) GetTenant(c echo.Context, tenantID openapi_types.UUID) error {
 	return c.JSON(http.StatusOK, wire.ToTenant(t))
 }
 
-// UpdateTenant changes a tenant's settings.
+// UpdateTenant changes a tenant's settings and, for a platform admin, its status.
 func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) error {
 	var body TenantUpdate
 	if err := httpx.Bind(c, &body); err != nil {
@@ -88,6 +88,7 @@ func (h *Handler) UpdateTenant(c echo.Context, tenantID openapi_types.UUID) erro
 	t, err := h.tenants.Update(c.Request().Context(), caller.Of(c), tenantID.String(), tenant.Update{
 		Name: body.Name, ContactName: body.ContactName, ContactPhone: body.ContactPhone,
 		ContactEmail: body.ContactEmail, BillingEmail: body.BillingEmail, AllowedOrigins: body.AllowedOrigins,
+		Status: (*string)(body.Status),
 	})
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ package authapi
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -186,15 +187,16 @@ func (h *Handler) ChangePassword(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// SessionChecker tells whether a session was revoked.
+// SessionChecker tells whether an access token's session was revoked or its tenant stopped
+// working after it was issued.
 type SessionChecker interface {
-	Revoked(ctx context.Context, sessionID string) (bool, error)
+	Revoked(ctx context.Context, sessionID, tenantID string, issuedAt time.Time) (bool, error)
 }
 
 // LiveSessions returns policies in which every authenticated operation also refuses, with
 // apperr Unauthenticated (session_revoked), a user access token whose session was revoked
-// (logout, session revocation, refresh-token reuse, password change). Service tokens carry no
-// session and pass.
+// (logout, session revocation, refresh-token reuse, password change) or whose tenant was
+// suspended or cancelled after it was issued. Service tokens carry no session and pass.
 func LiveSessions(p httpx.Policies, sessions SessionChecker) httpx.Policies {
 	check := func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -202,7 +204,7 @@ func LiveSessions(p httpx.Policies, sessions SessionChecker) httpx.Policies {
 			if claims == nil || claims.IsService() || claims.SessionID == "" {
 				return next(c)
 			}
-			revoked, err := sessions.Revoked(c.Request().Context(), claims.SessionID)
+			revoked, err := sessions.Revoked(c.Request().Context(), claims.SessionID, claims.TenantID, claims.IssuedAt)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,8 @@
 //	                       is exchanged, then next names its successor's key and sealed holds the
 //	                       successor encrypted under the token itself (see seal)
 //	revoked-session:<sid>  marker that outlives every access token of a revoked session
+//	tenant-not-before:<tid> Unix second before which the access tokens of a suspended or
+//	                       cancelled tenant were issued; outlives every one of them
 //
 // Redis failures are apperr Unavailable.
 package redissession
@@ -22,6 +24,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
+	"github.com/motionstudio/platform/services/identity-svc/internal/tenant"
 )
 
 // Store implements auth.SessionStore over Redis.
@@ -50,6 +53,7 @@ func (s *Store) sessionKey(id string) string { return s.prefix + "session:" + id
 func (s *Store) userKey(id string) string    { return s.prefix + "user-sessions:" + id }
 func (s *Store) refreshKey(h string) string  { return s.prefix + "refresh:" + h }
 func (s *Store) revokedKey(id string) string { return s.prefix + "revoked-session:" + id }
+func (s *Store) tenantKey(id string) string  { return s.prefix + "tenant-not-before:" + id }
 
 func unavailable(op string, err error) error {
 	return apperr.Wrap(fmt.Errorf("session: %s: %w", op, err), apperr.Unavailable, "redis_unavailable", "The session store is unavailable.")
@@ -264,11 +268,42 @@ func (s *Store) RevokeAll(ctx context.Context, userID string) error {
 	return s.RevokeOthers(ctx, userID, "")
 }
 
-// Revoked reports whether the session id was revoked (the access-token check).
-func (s *Store) Revoked(ctx context.Context, id string) (bool, error) {
-	n, err := s.rdb.Exists(ctx, s.revokedKey(id)).Result()
+// Revoked reports, in one round trip, whether an access token of the session, of the tenant
+// and issued at issuedAt is refused: its session was revoked, or its tenant was suspended or
+// cancelled after issuedAt (see TenantStatusSet). An empty tenantID checks only the session.
+func (s *Store) Revoked(ctx context.Context, sessionID, tenantID string, issuedAt time.Time) (bool, error) {
+	vals, err := s.rdb.MGet(ctx, s.revokedKey(sessionID), s.tenantKey(tenantID)).Result()
 	if err != nil {
 		return false, unavailable("check", err)
 	}
-	return n > 0, nil
+	if vals[0] != nil {
+		return true, nil
+	}
+	notBefore, _ := vals[1].(string)
+	if tenantID == "" || notBefore == "" {
+		return false, nil
+	}
+	sec, err := strconv.ParseInt(notBefore, 10, 64)
+	if err != nil {
+		return false, fmt.Errorf("session: tenant marker of %s: %w", tenantID, err)
+	}
+	return issuedAt.Unix() < sec, nil
+}
+
+// TenantStatusSet implements tenant.StatusHook: for a tenant whose TokensNotBefore is set it
+// remembers that time, so that the tenant's access tokens issued before it are refused at once
+// by this service, for as long as any of them can live. It keeps the marker through a
+// reactivation, which restores no session.
+func (s *Store) TenantStatusSet(ctx context.Context, t *tenant.Tenant) error {
+	if t.TokensNotBefore == nil {
+		return nil
+	}
+	ttl := time.Until(t.TokensNotBefore.Add(s.revokedTTL))
+	if ttl <= 0 {
+		return nil
+	}
+	if err := s.rdb.Set(ctx, s.tenantKey(t.ID), t.TokensNotBefore.Unix(), ttl).Err(); err != nil {
+		return unavailable("mark tenant", err)
+	}
+	return nil
 }

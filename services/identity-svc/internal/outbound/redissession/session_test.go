@@ -74,7 +74,7 @@ var _ = Describe("refresh-token rotation", func() {
 		Expect(e.Code).To(Equal("refresh_token_reused"))
 		_, _, err = store.Rotate(ctx, "h2", "h3", grace, at(3*time.Second))
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated), "the session is revoked")
-		revoked, err := store.Revoked(ctx, sess.ID)
+		revoked, err := store.Revoked(ctx, sess.ID, "", time.Time{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(revoked).To(BeTrue())
 	})
@@ -89,7 +89,7 @@ var _ = Describe("refresh-token rotation", func() {
 
 		_, _, err = store.Rotate(ctx, "h1", "h2", grace, at(time.Second+grace))
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated), "the current token of the session is dead too")
-		revoked, err := store.Revoked(ctx, sess.ID)
+		revoked, err := store.Revoked(ctx, sess.ID, "", time.Time{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(revoked).To(BeTrue())
 		list, err := store.List(ctx, sess.UserID)
@@ -129,13 +129,13 @@ var _ = Describe("refresh-token rotation", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(list).To(BeEmpty())
 		for _, id := range []string{sess.ID, second.ID} {
-			revoked, err := store.Revoked(ctx, id)
+			revoked, err := store.Revoked(ctx, id, "", time.Time{})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(revoked).To(BeTrue(), "access tokens of session %s stop working", id)
 		}
 		_, _, err = store.Rotate(ctx, "h0", "h1", grace, at(time.Second))
 		Expect(apperr.KindOf(err)).To(Equal(apperr.Unauthenticated))
-		revoked, err := store.Revoked(ctx, stranger.ID)
+		revoked, err := store.Revoked(ctx, stranger.ID, "", time.Time{})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(revoked).To(BeFalse())
 		_, _, err = store.Rotate(ctx, "x0", "x1", grace, at(time.Second))
