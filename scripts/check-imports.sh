@@ -3,9 +3,9 @@
 # another service's module, and pkg/, proto-events/ and e2e/ import no service at all
 # (tests included). It also enforces the layering of docs/ARCHITECTURE: a service's domain
 # packages (internal/<noun> that is not an adapter below) import only the standard library
-# without its network and database clients, pkg/apperr, pkg/paging, pkg/email (the one email
-# rule), pkg/jobs (the lease a
-# worker holds, without I/O), the pure helpers below and
+# without its network and database clients, pkg/apperr, pkg/check (the input rules),
+# pkg/paging, pkg/email (the one email rule), pkg/jobs (the lease a worker holds, without
+# I/O), the pure helpers below and
 # other domain packages of their service; adapters (store, httpapi, bus, outbound clients such
 # as the payment gateways and the SMTP sender) are never imported by a domain package.
 # It prints every offending import and exits 1 when there is one.
@@ -74,7 +74,7 @@ awk -v root="$ROOT" -v adapters="$ADAPTERS" -v pure="$PURE" -v stdio="$STD_IO" '
 	function allowed(from, to,    i, pt) {
 		if (to in io) return 0
 		if (index(to, ".") == 0 && index(to, root "/") != 1) return 1
-		if (to == root "/pkg/apperr" || to == root "/pkg/paging" || to == root "/pkg/jobs" || to == root "/pkg/email") return 1
+		if (to == root "/pkg/apperr" || to == root "/pkg/check" || to == root "/pkg/paging" || to == root "/pkg/jobs" || to == root "/pkg/email") return 1
 		for (i = 1; i <= np; i++) if (index(to, purelist[i]) == 1) return 1
 		pt = part(to)
 		if (pt == "") return 0
@@ -92,5 +92,5 @@ awk -v root="$ROOT" -v adapters="$ADAPTERS" -v pure="$PURE" -v stdio="$STD_IO" '
 		}
 	}
 	END { exit bad }
-' <<<"$prod" || { echo "check-imports: layering violated (domain packages import only the standard library, pkg/apperr, pkg/paging, pkg/email and pure helpers)" >&2; exit 1; }
+' <<<"$prod" || { echo "check-imports: layering violated (domain packages import only the standard library, pkg/apperr, pkg/check, pkg/paging, pkg/email and pure helpers)" >&2; exit 1; }
 echo "check-imports: $(wc -l <<<"$listing") packages respect the module boundaries and the layering"
