@@ -2,9 +2,10 @@
 // field by field; the rules are its methods, and Add and AddIf record a service's own ones.
 // What a Checker answers is one apperr Invalid error carrying every problem, worded in one of
 // three ways because each service's wording is part of its API: Err (content-svc: code
-// invalid_field, a message naming the field), Failed (identity-svc: code validation_failed, a
-// message naming the whole input) and First (agentteam-svc, whose errors are plain text: the
-// first problem as a sentence). Invalid and Field answer one problem found outside a Checker.
+// invalid_field, a message naming the field), Reject (identity-svc: a code such as
+// validation_failed and a message about the whole input) and First (agentteam-svc, whose errors
+// are plain text: the first problem as a sentence). Invalid and Field answer one problem found
+// outside a Checker.
 package check
 
 import (
@@ -218,13 +219,13 @@ func (c *Checker) Err() error {
 	return apperr.E(apperr.Invalid, "invalid_field", msg).WithFields(c.fields...)
 }
 
-// Failed answers an apperr Invalid error with code validation_failed, the given message about
-// the whole input and every problem, or nil when there is none.
-func (c *Checker) Failed(message string) error {
+// Reject answers an apperr Invalid error with the given code, a message about the whole input
+// and every problem, or nil when there is none.
+func (c *Checker) Reject(code, message string) error {
 	if len(c.fields) == 0 {
 		return nil
 	}
-	return apperr.E(apperr.Invalid, "validation_failed", message).WithFields(c.fields...)
+	return apperr.E(apperr.Invalid, code, message).WithFields(c.fields...)
 }
 
 // First answers an apperr Invalid error whose message is the first problem as a sentence

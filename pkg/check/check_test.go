@@ -80,13 +80,13 @@ var _ = Describe("Checker", func() {
 		Expect(problems(c.Err())).To(ConsistOf(ContainSubstring("at most 120 characters")))
 	})
 
-	It("words the problems for identity-svc: validation_failed and a message about the input", func() {
+	It("words the problems for identity-svc: a code and a message about the whole input", func() {
 		var c check.Checker
-		Expect(c.Failed("the tenant is invalid")).To(Succeed())
+		Expect(c.Reject("validation_failed", "the tenant is invalid")).To(Succeed())
 		c.AddIf(false, "slug", "must be lower-case")
 		c.AddIf(true, "name", "is required and at most 200 characters")
 		c.Add("kind", "must be Reseller or Enterprise")
-		err := c.Failed("the tenant is invalid")
+		err := c.Reject("validation_failed", "the tenant is invalid")
 		Expect(problems(err)).To(Equal([]string{"name: is required and at most 200 characters", "kind: must be Reseller or Enterprise"}))
 		e, _ := apperr.As(err)
 		Expect(e.Code).To(Equal("validation_failed"))
