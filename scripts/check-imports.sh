@@ -52,7 +52,7 @@ awk -v root="$ROOT" '
 # DOMAIN_PKG are the pkg/ packages a domain may import: errors, paging, the email rule, the
 # lease a job worker holds, the interval loop, sealing, and the platform's token claims and
 # signer (identity's token issues them).
-DOMAIN_PKG="apperr paging email jobs service crypt authn"
+DOMAIN_PKG="apperr check paging email jobs service crypt authn"
 # PURE lists the import path prefixes of third-party helpers without I/O a domain may use (the
 # YAML decoder parses skill documents in internal/library; argon2 hashes passwords; jwx encodes
 # signing keys).

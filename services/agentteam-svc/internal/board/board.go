@@ -8,9 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
@@ -73,15 +74,15 @@ type NewTask struct {
 // CreateTask puts a task in the team's Backlog (WorkTasks). It returns Invalid for a blank or
 // oversized field, TeamNotFound and Forbidden. A blank type is Task.
 func (s *Service) CreateTask(ctx context.Context, memberID string, t NewTask) (WorkItem, error) {
-	if field.Blank(t.Title) {
-		return WorkItem{}, field.Invalid("Title is required.")
-	}
-	if field.Blank(t.Type) {
+	if check.Blank(t.Type) {
 		t.Type = TypeTask
 	}
-	err := field.First(field.Text("title", t.Title, field.TitleMax), field.Text("description", t.Description, field.TextMax),
-		field.Text("type", t.Type, field.NameMax))
-	if err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(t.Title), "Title", "is required")
+	c.Text("title", &t.Title, check.TitleMax)
+	c.Text("description", &t.Description, check.TextMax)
+	c.Text("type", &t.Type, check.NameMax)
+	if err := c.First(); err != nil {
 		return WorkItem{}, err
 	}
 	orgID, err := s.Access.Require(ctx, memberID, access.WorkTasks, access.Team(t.TeamID))
@@ -122,7 +123,7 @@ func (s *Service) BoardVersion(ctx context.Context, memberID, teamID string) (in
 // handed off before. It returns Invalid for an unknown status, TaskNotFound and Forbidden.
 func (s *Service) Move(ctx context.Context, memberID, taskID, status string) (WorkItem, error) {
 	if !ValidStatus(status) {
-		return WorkItem{}, field.Invalid("status must be Backlog, InProgress, InReview or Done.")
+		return WorkItem{}, apperr.Invalidf("status must be Backlog, InProgress, InReview or Done.")
 	}
 	task, err := s.Store.Task(ctx, taskID)
 	if err != nil {
@@ -181,7 +182,7 @@ func (s *Service) qaSeat(ctx context.Context, teamID string) (*seat.Seat, error)
 func (s *Service) handoff(orgID, memberID string, done WorkItem, qa seat.Seat, now time.Time) *Handoff {
 	kind, finished := AssigneeAgent, done.ID
 	task := WorkItem{
-		ID: s.NewID(), TeamID: done.TeamID, Title: truncate("QA: "+done.Title, field.TitleMax),
+		ID: s.NewID(), TeamID: done.TeamID, Title: truncate("QA: "+done.Title, check.TitleMax),
 		Description: "Review the finished task " + done.ID + ".", Type: TypeReview, Status: StatusBacklog,
 		AssigneeKind: &kind, AssigneeID: qa.AgentID, ParentID: &finished, HandoffOf: &finished, CreatedAt: now, UpdatedAt: now,
 	}
@@ -211,8 +212,10 @@ func (s *Service) Assign(ctx context.Context, memberID, taskID, assignee string)
 	if err != nil {
 		return WorkItem{}, err
 	}
-	if _, ok, err := s.Access.RoleOf(ctx, orgID, assignee); err != nil || !ok {
-		return WorkItem{}, field.First(err, field.Invalid("The member does not belong to the team's organization."))
+	if _, ok, err := s.Access.RoleOf(ctx, orgID, assignee); err != nil {
+		return WorkItem{}, err
+	} else if !ok {
+		return WorkItem{}, apperr.Invalidf("The member does not belong to the team's organization.")
 	}
 	now := s.Now()
 	return s.Store.UpdateTask(ctx, taskID, func(w *WorkItem) (audit.Entry, error) {

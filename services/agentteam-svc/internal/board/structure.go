@@ -4,9 +4,9 @@ import (
 	"context"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
@@ -43,16 +43,16 @@ type Organizations interface {
 }
 
 // name checks a required name.
-func name(s string) error {
-	if field.Blank(s) {
-		return field.Invalid("Name is required.")
-	}
-	return field.Text("name", s, field.NameMax)
+func name(c *check.Checker, s string) {
+	c.AddIf(check.Blank(s), "Name", "is required")
+	c.Text("name", &s, check.NameMax)
 }
 
 // CreateDivision creates a division (owner-level). It returns Invalid and Forbidden.
 func (s *Service) CreateDivision(ctx context.Context, memberID, organizationID, divisionName string) (Division, error) {
-	if err := name(divisionName); err != nil {
+	var c check.Checker
+	name(&c, divisionName)
+	if err := c.First(); err != nil {
 		return Division{}, err
 	}
 	if _, err := s.Access.Require(ctx, memberID, access.OwnerLevel, access.Org(organizationID)); err != nil {
@@ -83,9 +83,12 @@ func (s *Service) CreateProduct(ctx context.Context, memberID string, np NewProd
 		np.Kind = KindProduct
 	}
 	if np.Kind != KindProduct && np.Kind != KindService {
-		return Product{}, field.Invalid("kind must be Product or Service.")
+		return Product{}, apperr.Invalidf("kind must be Product or Service.")
 	}
-	if err := field.First(name(np.Name), field.Text("identity", np.Identity, field.DocMax)); err != nil {
+	var c check.Checker
+	name(&c, np.Name)
+	c.Text("identity", &np.Identity, check.DocMax)
+	if err := c.First(); err != nil {
 		return Product{}, err
 	}
 	if _, err := s.Access.Require(ctx, memberID, access.OwnerLevel, access.Org(np.OrganizationID)); err != nil {
@@ -94,7 +97,7 @@ func (s *Service) CreateProduct(ctx context.Context, memberID string, np NewProd
 	if np.DivisionID != nil {
 		d, err := s.Structure.Division(ctx, *np.DivisionID)
 		if apperr.Is(err, apperr.NotFound) || (err == nil && d.OrganizationID != np.OrganizationID) {
-			return Product{}, field.Invalid("divisionId does not name a division of this organization.")
+			return Product{}, apperr.Invalidf("divisionId does not name a division of this organization.")
 		}
 		if err != nil {
 			return Product{}, err
@@ -142,7 +145,9 @@ func (s *Service) ProductIdentity(ctx context.Context, memberID, id string) (Pro
 // SetProductIdentity replaces the product's identity text (owner-level). It returns Invalid,
 // ProductNotFound and Forbidden.
 func (s *Service) SetProductIdentity(ctx context.Context, memberID, id, identity string) (Product, error) {
-	if err := field.Text("identity", identity, field.DocMax); err != nil {
+	var c check.Checker
+	c.Text("identity", &identity, check.DocMax)
+	if err := c.First(); err != nil {
 		return Product{}, err
 	}
 	p, err := s.product(ctx, memberID, id, access.OwnerLevel)
@@ -157,12 +162,14 @@ func (s *Service) SetProductIdentity(ctx context.Context, memberID, id, identity
 // as the spec lists it as a 400. It also returns Invalid for a blank name or a foreign product,
 // and Forbidden.
 func (s *Service) CreateTeam(ctx context.Context, memberID, organizationID, teamName string, productID *string) (Team, error) {
-	if err := name(teamName); err != nil {
+	var c check.Checker
+	name(&c, teamName)
+	if err := c.First(); err != nil {
 		return Team{}, err
 	}
 	_, err := s.Orgs.Organization(ctx, organizationID)
 	if apperr.Is(err, apperr.NotFound) {
-		return Team{}, field.Invalid("Organization does not exist; create it first.")
+		return Team{}, apperr.Invalidf("Organization does not exist; create it first.")
 	}
 	if err != nil {
 		return Team{}, err
@@ -173,7 +180,7 @@ func (s *Service) CreateTeam(ctx context.Context, memberID, organizationID, team
 	if productID != nil {
 		p, err := s.Structure.Product(ctx, *productID)
 		if apperr.Is(err, apperr.NotFound) || (err == nil && p.OrganizationID != organizationID) {
-			return Team{}, field.Invalid("productId does not name a product of this organization.")
+			return Team{}, apperr.Invalidf("productId does not name a product of this organization.")
 		}
 		if err != nil {
 			return Team{}, err

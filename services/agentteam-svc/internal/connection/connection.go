@@ -14,9 +14,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
@@ -124,12 +124,16 @@ func NewService(d Deps) *Service {
 // CreateModel stores a model connection with its key sealed (ManageApiKeys). It returns Invalid
 // for a blank or oversized field or a refused baseUrl, and Forbidden.
 func (s *Service) CreateModel(ctx context.Context, memberID string, in NewModel) (Model, error) {
-	if field.Blank(in.Name) || field.Blank(in.BaseURL) || field.Blank(in.Model) || field.Blank(in.APIKey) {
-		return Model{}, field.Invalid("name, baseUrl, model, and apiKey are required.")
+	if check.Blank(in.Name) || check.Blank(in.BaseURL) || check.Blank(in.Model) || check.Blank(in.APIKey) {
+		return Model{}, apperr.Invalidf("name, baseUrl, model, and apiKey are required.")
 	}
-	err := field.First(field.Text("name", in.Name, field.NameMax), field.Text("baseUrl", in.BaseURL, URLMax),
-		field.Text("model", in.Model, ModelMax), field.Text("apiKey", in.APIKey, APIKeyMax), s.validURL("baseUrl", in.BaseURL))
-	if err != nil {
+	var c check.Checker
+	c.Text("name", &in.Name, check.NameMax)
+	c.Text("baseUrl", &in.BaseURL, URLMax)
+	c.Text("model", &in.Model, ModelMax)
+	c.Text("apiKey", &in.APIKey, APIKeyMax)
+	s.checkURLOf(&c, "baseUrl", in.BaseURL)
+	if err := c.First(); err != nil {
 		return Model{}, err
 	}
 	if _, err := s.access.Require(ctx, memberID, access.ManageApiKeys, access.Org(in.OrganizationID)); err != nil {
@@ -197,17 +201,17 @@ func (s *Service) OpenModel(ctx context.Context, organizationID, id string) (Ope
 	return OpenedModel{ID: m.ID, Name: m.Name, BaseURL: m.BaseURL, Model: m.Model, APIKey: Secret(key)}, nil
 }
 
-// validURL applies the outbound URL check, naming the field in the message.
-func (s *Service) validURL(name, raw string) error {
+// checkURLOf applies the outbound URL check to the named field.
+func (s *Service) checkURLOf(c *check.Checker, name, raw string) {
 	err := s.checkURL(strings.TrimSpace(raw))
 	if err == nil {
-		return nil
+		return
 	}
 	msg := "is not an allowed URL"
 	if e, ok := apperr.As(err); ok && e.Message != "" {
 		msg = strings.TrimPrefix(e.Message, "url ")
 	}
-	return field.Invalid("%s %s.", name, strings.TrimSuffix(msg, "."))
+	c.Add(name, strings.TrimSuffix(msg, "."))
 }
 
 // ModelAAD is the associated data a model connection's sealed key is bound to.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
@@ -109,14 +109,18 @@ type TestResult struct {
 // CreateMCPServer stores an MCP server config with its headers sealed (ManageApiKeys). It
 // returns Invalid for a blank or oversized field, a refused URL or a bad header, and Forbidden.
 func (s *Service) CreateMCPServer(ctx context.Context, memberID string, in NewMCPServer) (MCPServer, error) {
-	if field.Blank(in.Name) || field.Blank(in.URL) {
-		return MCPServer{}, field.Invalid("name and url are required.")
+	if check.Blank(in.Name) || check.Blank(in.URL) {
+		return MCPServer{}, apperr.Invalidf("name and url are required.")
 	}
 	names, err := headerNames(in.Headers)
-	if err == nil {
-		err = field.First(field.Text("name", in.Name, field.NameMax), field.Text("url", in.URL, URLMax), s.validURL("url", in.URL))
-	}
 	if err != nil {
+		return MCPServer{}, err
+	}
+	var c check.Checker
+	c.Text("name", &in.Name, check.NameMax)
+	c.Text("url", &in.URL, URLMax)
+	s.checkURLOf(&c, "url", in.URL)
+	if err := c.First(); err != nil {
 		return MCPServer{}, err
 	}
 	if _, err := s.access.Require(ctx, memberID, access.ManageApiKeys, access.Org(in.OrganizationID)); err != nil {
@@ -144,22 +148,24 @@ func (s *Service) CreateMCPServer(ctx context.Context, memberID string, in NewMC
 // headerNames validates the headers and returns their canonical names, sorted.
 func headerNames(headers map[string]string) ([]string, error) {
 	if len(headers) > HeadersMax {
-		return nil, field.Invalid("headers must have at most %d entries.", HeadersMax)
+		return nil, apperr.Invalidf("headers must have at most %d entries.", HeadersMax)
 	}
 	names := make([]string, 0, len(headers))
 	for k, v := range headers {
 		name := textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(k))
 		switch {
 		case !validToken(name) || len(name) > HeaderNameMax:
-			return nil, field.Invalid("header names must be HTTP tokens of 1 to %d characters.", HeaderNameMax)
+			return nil, apperr.Invalidf("header names must be HTTP tokens of 1 to %d characters.", HeaderNameMax)
 		case slices.Contains(reservedHeaders, name):
-			return nil, field.Invalid("header %s is set by the client and cannot be configured.", name)
+			return nil, apperr.Invalidf("header %s is set by the client and cannot be configured.", name)
 		case slices.Contains(names, name):
-			return nil, field.Invalid("header %s is given twice.", name)
+			return nil, apperr.Invalidf("header %s is given twice.", name)
 		case strings.ContainsAny(v, "\r\n\x00") || len(v) > HeaderValueMax:
-			return nil, field.Invalid("header values must be at most %d characters, without line breaks or NUL bytes.", HeaderValueMax)
+			return nil, apperr.Invalidf("header values must be at most %d characters, without line breaks or NUL bytes.", HeaderValueMax)
 		}
-		if err := field.Text("header value", v, HeaderValueMax); err != nil {
+		var c check.Checker
+		c.Text("header value", &v, HeaderValueMax)
+		if err := c.First(); err != nil {
 			return nil, err
 		}
 		names = append(names, name)

@@ -11,7 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // DescriptionMax is the Agent Skills limit of a description; a longer one is kept whole with a
@@ -21,8 +22,8 @@ const DescriptionMax = 1024
 // Limits of a document's fields, in characters.
 const (
 	VersionMax = 100
-	SummaryMax = field.TextMax
-	BodyMax    = field.DocMax
+	SummaryMax = check.TextMax
+	BodyMax    = check.DocMax
 )
 
 // Parse reads a document (a YAML front-matter header between two "---" lines, then a Markdown
@@ -33,7 +34,9 @@ const (
 func Parse(content string, src Source) (Item, error) {
 	text := strings.TrimPrefix(content, "\ufeff")
 	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	if err := field.Text("content", text, BodyMax); err != nil {
+	var c check.Checker
+	c.Text("content", &text, BodyMax)
+	if err := c.First(); err != nil {
 		return Item{}, err
 	}
 	lines := strings.Split(text, "\n")
@@ -70,7 +73,7 @@ func Parse(content string, src Source) (Item, error) {
 		return Item{}, err
 	}
 	it := h.item(strings.TrimLeft(strings.Join(lines[end+1:], "\n"), "\n"), src)
-	if field.Blank(it.Body) {
+	if check.Blank(it.Body) {
 		return Item{}, malformed(end+1, "the document has no Markdown body after its front matter")
 	}
 	err = checkDocument(it, h)
@@ -109,7 +112,7 @@ func yamlError(err error) error {
 
 // malformed is the 400 of a malformed document.
 func malformed(line int, format string, args ...any) error {
-	return field.Invalid("Malformed document: line %d: %s.", line, fmt.Sprintf(format, args...))
+	return apperr.Invalidf("Malformed document: line %d: %s.", line, fmt.Sprintf(format, args...))
 }
 
 // header holds the front matter's values and the lines they came from.
@@ -424,31 +427,33 @@ func folderOf(path string) string {
 
 // checkItem applies the field limits every item follows, however it was written.
 func checkItem(it Item) error {
-	lists := [][]string{it.Roles, it.Tools, it.Context}
-	for i, name := range []string{"roles", "tools", "context"} {
-		if err := field.List(name, lists[i], field.ListMax, field.NameMax); err != nil {
-			return err
-		}
-	}
-	if len(it.Actions) > field.ListMax || len(it.GoldenTests) > field.ListMax {
-		return field.Invalid("actions and goldenTests must have at most %d items.", field.ListMax)
-	}
-	errs := []error{
-		field.Text("name", it.Name, field.NameMax), field.Text("version", it.Version, VersionMax),
-		field.Text("summary", it.Summary, SummaryMax), field.Text("inputs", it.Inputs, field.TextMax),
-		field.Text("outputs", it.Outputs, field.TextMax), field.Text("minTier", it.MinTier, field.NameMax),
-		field.Text("body", it.Body, BodyMax), field.Text("license", it.License, field.TextMax),
-		field.Text("compatibility", it.Compatibility, field.TextMax),
-	}
+	var c check.Checker
+	c.List("roles", it.Roles, check.ListMax, check.NameMax)
+	c.List("tools", it.Tools, check.ListMax, check.NameMax)
+	c.List("context", it.Context, check.ListMax, check.NameMax)
+	c.AddIf(len(it.Actions) > check.ListMax || len(it.GoldenTests) > check.ListMax, "actions and goldenTests",
+		fmt.Sprintf("must have at most %d items", check.ListMax))
+	c.Text("name", &it.Name, check.NameMax)
+	c.Text("version", &it.Version, VersionMax)
+	c.Text("summary", &it.Summary, SummaryMax)
+	c.Text("inputs", &it.Inputs, check.TextMax)
+	c.Text("outputs", &it.Outputs, check.TextMax)
+	c.Text("minTier", &it.MinTier, check.NameMax)
+	c.Text("body", &it.Body, BodyMax)
+	c.Text("license", &it.License, check.TextMax)
+	c.Text("compatibility", &it.Compatibility, check.TextMax)
 	for _, a := range it.Actions {
-		errs = append(errs, field.Text("actions name", a.Name, field.NameMax), field.Text("actions risk", a.Risk, field.NameMax),
-			field.Text("actions description", a.Description, field.TextMax))
+		c.Text("actions name", &a.Name, check.NameMax)
+		c.Text("actions risk", &a.Risk, check.NameMax)
+		c.Text("actions description", &a.Description, check.TextMax)
 	}
 	for _, t := range it.GoldenTests {
-		errs = append(errs, field.Text("goldenTests input", t.Input, field.TextMax), field.Text("goldenTests expected", t.Expected, field.TextMax))
+		c.Text("goldenTests input", &t.Input, check.TextMax)
+		c.Text("goldenTests expected", &t.Expected, check.TextMax)
 	}
 	for k, v := range it.Metadata {
-		errs = append(errs, field.Text("metadata key", k, field.NameMax), field.Text("metadata."+k, v, field.TextMax))
+		c.Text("metadata key", &k, check.NameMax)
+		c.Text("metadata."+k, &v, check.TextMax)
 	}
-	return field.First(errs...)
+	return c.First()
 }

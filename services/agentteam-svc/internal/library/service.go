@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 )
 
 // Page is a validated page of a list.
@@ -226,11 +226,11 @@ func matching(items []Item, version string) []Item {
 // version or body is blank or a field breaks its rule, and Conflict when the organization has
 // that key and version.
 func (l *Library) Author(ctx context.Context, memberID, organizationID string, it Item) (Item, error) {
-	if field.Blank(it.Key) || field.Blank(it.Name) || field.Blank(it.Version) || field.Blank(it.Body) {
-		return Item{}, field.Invalid("skillKey, name, version, and body are required.")
+	if check.Blank(it.Key) || check.Blank(it.Name) || check.Blank(it.Version) || check.Blank(it.Body) {
+		return Item{}, apperr.Invalidf("skillKey, name, version, and body are required.")
 	}
 	if !ValidKey(it.Key) {
-		return Item{}, field.Invalid("skillKey must be 1-64 lower-case letters, digits and single hyphens, without a leading or trailing hyphen.")
+		return Item{}, apperr.Invalidf("skillKey must be 1-64 lower-case letters, digits and single hyphens, without a leading or trailing hyphen.")
 	}
 	if err := checkItem(it); err != nil {
 		return Item{}, err
@@ -245,8 +245,8 @@ func (l *Library) Author(ctx context.Context, memberID, organizationID string, i
 // Upload parses a document and stores it as an authored version (see Author). It returns
 // Invalid for blank content or a malformed document.
 func (l *Library) Upload(ctx context.Context, memberID, organizationID, content string) (Item, error) {
-	if field.Blank(content) {
-		return Item{}, field.Invalid("content is required.")
+	if check.Blank(content) {
+		return Item{}, apperr.Invalidf("content is required.")
 	}
 	it, err := Parse(content, Source{})
 	if err != nil {
@@ -315,11 +315,13 @@ func (s *Service) embed(ctx context.Context, text string) ([]float32, error) {
 // item of the organization, golden tests included, optionally renamed (manage capability). It
 // returns NotFound and Conflict when the organization already has that version.
 func (l *Library) Fork(ctx context.Context, memberID, organizationID, key, version, name string) (Item, error) {
-	if err := field.Text("name", name, field.NameMax); err != nil {
+	var c check.Checker
+	c.Text("name", &name, check.NameMax)
+	if err := c.First(); err != nil {
 		return Item{}, err
 	}
-	if field.Blank(version) {
-		return Item{}, field.Invalid("version is required.")
+	if check.Blank(version) {
+		return Item{}, apperr.Invalidf("version is required.")
 	}
 	if err := l.require(ctx, memberID, organizationID, l.r.manage); err != nil {
 		return Item{}, err
@@ -329,7 +331,7 @@ func (l *Library) Fork(ctx context.Context, memberID, organizationID, key, versi
 		return Item{}, err
 	}
 	cp := copyOf(src)
-	if !field.Blank(name) {
+	if !check.Blank(name) {
 		cp.Name = name
 	}
 	return l.insert(ctx, memberID, organizationID, cp, Authored, "forked", "from "+origin(src))
@@ -355,10 +357,10 @@ func copyOf(it Item) Item {
 func (l *Library) Publish(ctx context.Context, memberID, organizationID, key, version string) (Item, error) {
 	return l.setVisibility(ctx, memberID, organizationID, key, version, "published", func(it *Item) error {
 		if it.Origin != Authored {
-			return field.Invalid("Only a %s the organization authored can be listed.", l.r.noun)
+			return apperr.Invalidf("Only a %s the organization authored can be listed.", l.r.noun)
 		}
 		if it.Status != Published {
-			return field.Invalid("Only a Published %s can be listed.", l.r.noun)
+			return apperr.Invalidf("Only a Published %s can be listed.", l.r.noun)
 		}
 		it.Visibility = Public
 		return nil
@@ -378,8 +380,8 @@ func (l *Library) setVisibility(ctx context.Context, memberID, organizationID, k
 	if err := l.require(ctx, memberID, organizationID, l.r.manage); err != nil {
 		return Item{}, err
 	}
-	if field.Blank(version) {
-		return Item{}, field.Invalid("version is required.")
+	if check.Blank(version) {
+		return Item{}, apperr.Invalidf("version is required.")
 	}
 	return l.s.d.Store.Update(ctx, l.r.kind, organizationID, key, version, l.NotFound(), func(it *Item) (audit.Entry, error) {
 		if err := fn(it); err != nil {
@@ -440,7 +442,7 @@ func (l *Library) Install(ctx context.Context, memberID, organizationID, id stri
 		return Item{}, err
 	}
 	if src.OrganizationID == organizationID {
-		return Item{}, field.Invalid("An organization cannot install its own %s.", l.r.noun)
+		return Item{}, apperr.Invalidf("An organization cannot install its own %s.", l.r.noun)
 	}
 	if !l.listed(organizationID).has(src) {
 		return Item{}, l.NotFound()
@@ -454,8 +456,8 @@ func (l *Library) Apply(ctx context.Context, memberID, organizationID, key, vers
 	if err := l.require(ctx, memberID, organizationID, l.r.manage); err != nil {
 		return Item{}, err
 	}
-	if field.Blank(version) {
-		return Item{}, field.Invalid("version is required.")
+	if check.Blank(version) {
+		return Item{}, apperr.Invalidf("version is required.")
 	}
 	it, err := l.Resolve(ctx, organizationID, key, version)
 	if err != nil {
@@ -479,8 +481,8 @@ func (l *Library) Index(ctx context.Context, adminKey, content string, src Sourc
 // service trusts (seeders); Index is the admin-key door. It returns Invalid for blank content or
 // a malformed document.
 func (l *Library) IndexShared(ctx context.Context, content string, src Source) (Item, error) {
-	if field.Blank(content) {
-		return Item{}, field.Invalid("content is required.")
+	if check.Blank(content) {
+		return Item{}, apperr.Invalidf("content is required.")
 	}
 	it, err := Parse(content, src)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 )
 
 // SkillFile is the name of the files a sync indexes.
@@ -67,7 +66,7 @@ func (s *Service) Sync(ctx context.Context, adminKey string) (SyncResult, error)
 // their last good version. Without a configured source it returns Invalid.
 func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 	if s.d.Source == nil {
-		return SyncResult{}, field.Invalid("No shared skill source is configured.")
+		return SyncResult{}, apperr.Invalidf("No shared skill source is configured.")
 	}
 	snap, err := s.d.Source.Snapshot(ctx)
 	if err != nil {
@@ -99,7 +98,7 @@ func (s *Service) SyncNow(ctx context.Context) (SyncResult, error) {
 		hash := hex.EncodeToString(sum[:])
 		it, err := Parse(string(f.Content), Source{Repo: snap.Repo, Path: f.Path, Commit: snap.Commit, At: snap.At, Hash: hash})
 		if err == nil && seen[identity(it)] != "" {
-			err = field.Invalid("%s version %s is already defined by %s.", it.Key, it.Version, seen[identity(it)])
+			err = apperr.Invalidf("%s version %s is already defined by %s.", it.Key, it.Version, seen[identity(it)])
 		}
 		if err != nil {
 			problem(f.Path, err)

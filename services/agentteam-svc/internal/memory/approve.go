@@ -5,9 +5,9 @@ import (
 	"fmt"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
 
@@ -17,10 +17,10 @@ import (
 // Invalid for a malformed or oversized edit, Forbidden, Conflict when the run is not Completed
 // or was approved before, and Unavailable when a remote embedder fails.
 func (s *Service) Approve(ctx context.Context, memberID, runID string, edited *string) (Entry, error) {
-	if edited != nil {
-		if err := field.Text("editedOutput", *edited, field.TextMax); err != nil {
-			return Entry{}, err
-		}
+	var c check.Checker
+	c.Text("editedOutput", edited, check.TextMax)
+	if err := c.First(); err != nil {
+		return Entry{}, err
 	}
 	r, err := s.runs.Run(ctx, runID)
 	if err != nil {
@@ -43,8 +43,8 @@ func (s *Service) Approve(ctx context.Context, memberID, runID string, edited *s
 		e.Kind, e.Content, e.EditDistance = Correction, *edited, &d
 		detail = fmt.Sprintf("Correction (edit distance %d)", d)
 	}
-	if field.Blank(e.Content) {
-		return Entry{}, field.Invalid("The approved output is empty.")
+	if check.Blank(e.Content) {
+		return Entry{}, apperr.Invalidf("The approved output is empty.")
 	}
 	err = s.insert(ctx, e, audit.New(orgID, memberID, "run.approved", "AgentRun", r.ID, detail))
 	if apperr.Is(err, apperr.Conflict) {

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/embed"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
@@ -135,12 +135,12 @@ func EntryNotFound() error {
 // Unavailable when a remote embedder fails.
 func (s *Service) Create(ctx context.Context, memberID, teamID string, kind Kind, content string) (Entry, error) {
 	if !kind.Valid() {
-		return Entry{}, field.Invalid("Kind must be Approval, Correction or Note.")
+		return Entry{}, apperr.Invalidf("Kind must be Approval, Correction or Note.")
 	}
-	if field.Blank(content) {
-		return Entry{}, field.Invalid("Content is required.")
-	}
-	if err := field.Text("Content", content, field.TextMax); err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(content), "Content", "is required")
+	c.Text("Content", &content, check.TextMax)
+	if err := c.First(); err != nil {
 		return Entry{}, err
 	}
 	orgID, err := s.access.Require(ctx, memberID, access.WorkTasks, access.Team(teamID))
@@ -199,12 +199,12 @@ func (s *Service) Delete(ctx context.Context, memberID, id string) (Entry, error
 // 1..MaxSearchLimit, TeamNotFound, Forbidden, and Unavailable when a remote embedder fails.
 func (s *Service) Search(ctx context.Context, memberID, teamID, q string, limit int) ([]Hit, error) {
 	if limit < 1 || limit > MaxSearchLimit {
-		return nil, field.Invalid("limit must be between 1 and %d.", MaxSearchLimit)
+		return nil, apperr.Invalidf("limit must be between 1 and %d.", MaxSearchLimit)
 	}
-	if field.Blank(q) {
-		return nil, field.Invalid("q is required.")
-	}
-	if err := field.Text("q", q, QueryMax); err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(q), "q", "is required")
+	c.Text("q", &q, QueryMax)
+	if err := c.First(); err != nil {
 		return nil, err
 	}
 	if _, err := s.access.Require(ctx, memberID, access.ViewBoard, access.Team(teamID)); err != nil {
@@ -217,7 +217,7 @@ func (s *Service) Search(ctx context.Context, memberID, teamID, q string, limit 
 // run's prompt assembly (no member check: the worker acts for the team). An empty query or a
 // team without memory answers nothing.
 func (s *Service) Recall(ctx context.Context, teamID, query string, k int) ([]string, error) {
-	if field.Blank(query) || k <= 0 {
+	if check.Blank(query) || k <= 0 {
 		return nil, nil
 	}
 	hits, err := s.rank(ctx, teamID, query, k)

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 )
 
 // Organization is a tenant of the agent-team platform.
@@ -111,10 +111,10 @@ func NewService(store Store, checker *access.Checker, newID func() string, now f
 // Upsert creates the organization with the caller as its Owner, or renames it when it exists
 // (CreateProductsAndTeams). It returns Invalid for a blank or oversized name and Forbidden.
 func (s *Service) Upsert(ctx context.Context, memberID, id, name string) (Organization, error) {
-	if field.Blank(name) {
-		return Organization{}, field.Invalid("Name is required.")
-	}
-	if err := field.Text("Name", name, field.NameMax); err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(name), "Name", "is required")
+	c.Text("Name", &name, check.NameMax)
+	if err := c.First(); err != nil {
 		return Organization{}, err
 	}
 	_, err := s.store.Organization(ctx, id)
@@ -151,7 +151,7 @@ func (s *Service) Members(ctx context.Context, memberID, organizationID string, 
 // unknown role and Forbidden.
 func (s *Service) Invite(ctx context.Context, memberID, organizationID string, role access.Role) (Invitation, error) {
 	if !role.Valid() {
-		return Invitation{}, field.Invalid("role must be Owner, TeamOwner or Member.")
+		return Invitation{}, apperr.Invalidf("role must be Owner, TeamOwner or Member.")
 	}
 	if _, err := s.access.Require(ctx, memberID, access.OwnerLevel, access.Org(organizationID)); err != nil {
 		return Invitation{}, err
@@ -176,10 +176,10 @@ func (s *Service) Invitations(ctx context.Context, memberID, organizationID stri
 // token, InvitationNotFound for an unknown, used or expired one, and Conflict when the caller
 // already belongs to the organization.
 func (s *Service) Accept(ctx context.Context, memberID, joinToken string) (Membership, error) {
-	if field.Blank(joinToken) {
-		return Membership{}, field.Invalid("joinToken is required.")
-	}
-	if err := field.Text("joinToken", joinToken, field.NameMax); err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(joinToken), "joinToken", "is required")
+	c.Text("joinToken", &joinToken, check.NameMax)
+	if err := c.First(); err != nil {
 		return Membership{}, err
 	}
 	now := s.now()

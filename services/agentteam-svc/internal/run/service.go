@@ -7,7 +7,6 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 )
@@ -72,7 +71,7 @@ func (s *Service) Create(ctx context.Context, memberID, seatID, workItemID strin
 		return Run{}, err
 	}
 	if taskTeam != st.TeamID {
-		return Run{}, field.Invalid("The work item is not on the seat's team.")
+		return Run{}, apperr.Invalidf("The work item is not on the seat's team.")
 	}
 	r := Run{ID: s.newID(), OrganizationID: orgID, TeamID: st.TeamID, SeatID: st.ID, WorkItemID: workItemID, AgentID: st.AgentID}
 	queued, _, err := s.store.Enqueue(ctx, r, audit.New(orgID, memberID, "run.queued", "AgentRun", r.ID, "seat "+st.ID+", work item "+workItemID))
@@ -102,7 +101,7 @@ func (s *Service) Steps(ctx context.Context, memberID, id string, p org.Page) ([
 // (ViewBoard on its team). It returns Invalid, the item's or seat's NotFound and Forbidden.
 func (s *Service) List(ctx context.Context, memberID string, workItemID, seatID *string, p org.Page) ([]Run, error) {
 	if (workItemID == nil) == (seatID == nil) {
-		return nil, field.Invalid("Give exactly one of workItemId and seatId.")
+		return nil, apperr.Invalidf("Give exactly one of workItemId and seatId.")
 	}
 	column, id, teamID := "work_item_id", "", ""
 	var err error

@@ -5,9 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 )
 
@@ -57,10 +58,10 @@ func NewService(store Store, checker *access.Checker, personas Personas, conns C
 // Create opens a seat on the team (ConfigureAgents). It returns Invalid, access.TeamNotFound
 // and Forbidden.
 func (s *Service) Create(ctx context.Context, memberID, teamID, roleName string) (Seat, error) {
-	if field.Blank(roleName) {
-		return Seat{}, field.Invalid("RoleName is required.")
-	}
-	if err := field.Text("roleName", roleName, field.NameMax); err != nil {
+	var c check.Checker
+	c.AddIf(check.Blank(roleName), "RoleName", "is required")
+	c.Text("roleName", &roleName, check.NameMax)
+	if err := c.First(); err != nil {
 		return Seat{}, err
 	}
 	orgID, err := s.access.Require(ctx, memberID, access.ConfigureAgents, access.Team(teamID))
@@ -90,20 +91,19 @@ type AgentConfig struct {
 }
 
 func (c AgentConfig) validate() error {
-	if field.Blank(c.Name) || field.Blank(c.APIConfigID) {
-		return field.Invalid("Name and apiConfigId are required.")
-	}
-	if c.MonthlyTokenBudget != nil && *c.MonthlyTokenBudget < 0 {
-		return field.Invalid("monthlyTokenBudget must not be negative.")
-	}
-	return field.First(
-		field.Text("name", c.Name, field.NameMax), field.Text("monogram", c.Monogram, field.NameMax),
-		field.Text("autonomy", c.Autonomy, field.NameMax), field.Text("persona", c.Persona, field.DocMax),
-		field.Text("agentProfileKey", deref(c.AgentProfileKey), field.NameMax),
-		field.Text("agentProfileVersion", deref(c.AgentProfileVersion), field.NameMax),
-		field.List("skillKeys", c.SkillKeys, field.ListMax, field.NameMax), field.List("docs", c.Docs, field.ListMax, field.DocMax),
-		field.List("mcpServerIds", c.MCPServerIDs, field.ListMax, field.NameMax),
-	)
+	var ch check.Checker
+	ch.AddIf(check.Blank(c.Name) || check.Blank(c.APIConfigID), "Name and apiConfigId", "are required")
+	ch.AddIf(c.MonthlyTokenBudget != nil && *c.MonthlyTokenBudget < 0, "monthlyTokenBudget", "must not be negative")
+	ch.Text("name", &c.Name, check.NameMax)
+	ch.Text("monogram", &c.Monogram, check.NameMax)
+	ch.Text("autonomy", &c.Autonomy, check.NameMax)
+	ch.Text("persona", &c.Persona, check.DocMax)
+	ch.Text("agentProfileKey", c.AgentProfileKey, check.NameMax)
+	ch.Text("agentProfileVersion", c.AgentProfileVersion, check.NameMax)
+	ch.List("skillKeys", c.SkillKeys, check.ListMax, check.NameMax)
+	ch.List("docs", c.Docs, check.ListMax, check.DocMax)
+	ch.List("mcpServerIds", c.MCPServerIDs, check.ListMax, check.NameMax)
+	return ch.First()
 }
 
 func deref(s *string) string {
@@ -167,7 +167,7 @@ func (s *Service) ownConnections(ctx context.Context, orgID string, c AgentConfi
 			return err
 		}
 		if owner != "" && owner != orgID {
-			return field.Invalid("%s must name one of the organization's model connections.", m[0])
+			return apperr.Invalidf("%s must name one of the organization's model connections.", m[0])
 		}
 	}
 	for _, id := range c.MCPServerIDs {
@@ -176,7 +176,7 @@ func (s *Service) ownConnections(ctx context.Context, orgID string, c AgentConfi
 			return err
 		}
 		if owner != "" && owner != orgID {
-			return field.Invalid("mcpServerIds must name the organization's MCP servers.")
+			return apperr.Invalidf("mcpServerIds must name the organization's MCP servers.")
 		}
 	}
 	return nil
@@ -184,7 +184,7 @@ func (s *Service) ownConnections(ctx context.Context, orgID string, c AgentConfi
 
 // applyProfile replaces the configuration's persona with the body of its agent profile, if any.
 func (s *Service) applyProfile(ctx context.Context, orgID string, c *AgentConfig) error {
-	if field.Blank(deref(c.AgentProfileKey)) {
+	if check.Blank(deref(c.AgentProfileKey)) {
 		c.AgentProfileKey, c.AgentProfileVersion = nil, nil
 		return nil
 	}

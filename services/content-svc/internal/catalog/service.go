@@ -7,8 +7,8 @@ import (
 	"unicode"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Catalog limits.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Editor limits.

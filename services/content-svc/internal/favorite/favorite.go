@@ -6,9 +6,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Limits of a user's favorites.

@@ -18,9 +18,9 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/paging"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Handler implements ServerInterface.

@@ -13,7 +13,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/motionstudio/platform/pkg/authn"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/content-svc/internal/preview"
 )
 

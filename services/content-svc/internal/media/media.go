@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Font is an uploaded font file.

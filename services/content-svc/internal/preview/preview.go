@@ -19,8 +19,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/jobs"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Preview statuses.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Server is a render server.

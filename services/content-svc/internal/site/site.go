@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
 )
 
 // Comment statuses.

@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Multipart upload states.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	emailrule "github.com/motionstudio/platform/pkg/email"
 )
 
@@ -132,12 +133,10 @@ const (
 	MaxPasswordLength = 256
 )
 
-// CheckPassword returns the field problem of a password outside the length bounds, or nil.
-func CheckPassword(field, pw string) *apperr.FieldError {
-	if n := len([]rune(pw)); n < MinPasswordLength || n > MaxPasswordLength {
-		return &apperr.FieldError{Field: field, Message: "must be 8 to 256 characters"}
-	}
-	return nil
+// CheckPassword records a password outside the length bounds as a problem with field.
+func CheckPassword(c *check.Checker, field, pw string) {
+	n := len([]rune(pw))
+	c.AddIf(n < MinPasswordLength || n > MaxPasswordLength, field, "must be 8 to 256 characters")
 }
 
 // New is a user as every way of signing up makes it: registered and active now, with the
@@ -160,11 +159,12 @@ type NewUser struct {
 func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	email, ok := emailrule.Normalize(in.Email)
 	if !ok {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").
-			WithFields(apperr.FieldError{Field: "email", Message: emailrule.Message})
+		return nil, check.Field("validation_failed", "the user is invalid", "email", emailrule.Message)
 	}
-	if f := CheckPassword("password", in.Password); f != nil {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the user is invalid").WithFields(*f)
+	var c check.Checker
+	CheckPassword(&c, "password", in.Password)
+	if err := c.Reject("validation_failed", "the user is invalid"); err != nil {
+		return nil, err
 	}
 	tenantID, err := s.tenants.IDBySlug(ctx, in.TenantSlug)
 	if err != nil {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
@@ -128,30 +128,18 @@ func (s *Users) UpdateMe(ctx context.Context, a actor.Actor, in UserUpdate) (*Us
 }
 
 func (s *Users) validateUpdate(in UserUpdate) error {
-	var fields []apperr.FieldError
-	check := func(name string, v *string, max int) {
-		if v != nil && utf8.RuneCountInString(*v) > max {
-			fields = append(fields, apperr.FieldError{Field: name, Message: "must be at most " + strconv.Itoa(max) + " characters"})
-		}
-	}
-	check("full_name", in.FullName, 200)
-	check("slogan", in.Slogan, 200)
-	check("about_me", in.AboutMe, 2000)
-	check("company_name", in.CompanyName, 200)
-	check("website_name", in.WebsiteName, 200)
+	var c check.Checker
+	c.Text("full_name", in.FullName, check.NameMax)
+	c.Text("slogan", in.Slogan, check.NameMax)
+	c.Text("about_me", in.AboutMe, 2000)
+	c.Text("company_name", in.CompanyName, check.NameMax)
+	c.Text("website_name", in.WebsiteName, check.NameMax)
 	if in.BirthDate != nil {
 		today := s.now()
-		if in.BirthDate.After(today) || in.BirthDate.Before(today.AddDate(-150, 0, 0)) {
-			fields = append(fields, apperr.FieldError{Field: "birth_date", Message: "must be a past date within 150 years"})
-		}
+		c.AddIf(in.BirthDate.After(today) || in.BirthDate.Before(today.AddDate(-150, 0, 0)), "birth_date", "must be a past date within 150 years")
 	}
-	if in.Gender != nil && !slices.Contains(Genders(), *in.Gender) {
-		fields = append(fields, apperr.FieldError{Field: "gender", Message: "must be one of Male, Female, Other, PreferNotToSay"})
-	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the profile update is invalid").WithFields(fields...)
-	}
-	return nil
+	c.AddIf(in.Gender != nil && !slices.Contains(Genders(), *in.Gender), "gender", "must be one of Male, Female, Other, PreferNotToSay")
+	return c.Reject("validation_failed", "the profile update is invalid")
 }
 
 // SetAvatar sets the calling user's avatar from the library (avatarID) or to a custom https
@@ -161,8 +149,7 @@ func (s *Users) SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarUR
 	avatarURL = strings.TrimSpace(avatarURL)
 	switch {
 	case (avatarID == "") == (avatarURL == ""):
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "give either avatar_id or avatar_url").
-			WithFields(apperr.FieldError{Field: "avatar_id", Message: "exactly one of avatar_id and avatar_url is required"})
+		return nil, check.Field("validation_failed", "give either avatar_id or avatar_url", "avatar_id", "exactly one of avatar_id and avatar_url is required")
 	case avatarID != "":
 		u, err := s.store.AvatarURL(ctx, avatarID)
 		if err != nil {
@@ -174,8 +161,7 @@ func (s *Users) SetAvatar(ctx context.Context, a actor.Actor, avatarID, avatarUR
 		})
 	default:
 		if err := ValidateHTTPSURL(avatarURL); err != nil {
-			return nil, apperr.E(apperr.Invalid, "validation_failed", "the avatar URL is invalid").
-				WithFields(apperr.FieldError{Field: "avatar_url", Message: err.Error()})
+			return nil, check.Field("validation_failed", "the avatar URL is invalid", "avatar_url", err.Error())
 		}
 		return s.updateMe(ctx, a, func(usr *User) error {
 			usr.AvatarURL, usr.Profile.AvatarID = &avatarURL, nil
@@ -244,8 +230,7 @@ func (s *Users) List(ctx context.Context, a actor.Actor, q UserQuery) (UserPage,
 	q.Page, q.PageSize = p.Number, p.Size
 	q.Q = strings.ToLower(strings.TrimSpace(q.Q))
 	if utf8.RuneCountInString(q.Q) > 200 {
-		return UserPage{}, apperr.E(apperr.Invalid, "validation_failed", "the search is too long").
-			WithFields(apperr.FieldError{Field: "q", Message: "must be at most 200 characters"})
+		return UserPage{}, check.Field("validation_failed", "the search is too long", "q", "must be at most 200 characters")
 	}
 	out, err := s.store.ListUsers(ctx, q)
 	if err != nil {
@@ -264,15 +249,11 @@ func (s *Users) List(ctx context.Context, a actor.Actor, q UserQuery) (UserPage,
 func (s *Users) BanUser(ctx context.Context, a actor.Actor, userID, reason string, until *time.Time) error {
 	reason = strings.TrimSpace(reason)
 	now := s.now()
-	var fields []apperr.FieldError
-	if reason == "" || utf8.RuneCountInString(reason) > 500 {
-		fields = append(fields, apperr.FieldError{Field: "reason", Message: "is required and at most 500 characters"})
-	}
-	if until != nil && !until.After(now) {
-		fields = append(fields, apperr.FieldError{Field: "unblock_date", Message: "must be in the future"})
-	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the ban is invalid").WithFields(fields...)
+	var c check.Checker
+	c.AddIf(reason == "" || utf8.RuneCountInString(reason) > 500, "reason", "is required and at most 500 characters")
+	c.AddIf(until != nil && !until.After(now), "unblock_date", "must be in the future")
+	if err := c.Reject("validation_failed", "the ban is invalid"); err != nil {
+		return err
 	}
 	u, err := s.User(ctx, a, userID)
 	if err != nil {

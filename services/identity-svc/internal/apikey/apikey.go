@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -155,26 +156,19 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, tenantID string, in
 }
 
 func (s *Service) validate(in *New) error {
-	var fields []apperr.FieldError
-	bad := func(f, m string) { fields = append(fields, apperr.FieldError{Field: f, Message: m}) }
+	var c check.Checker
 	in.Name = strings.TrimSpace(in.Name)
-	if in.Name == "" || utf8.RuneCountInString(in.Name) > 100 {
-		bad("name", "is required and at most 100 characters")
-	}
+	c.AddIf(in.Name == "" || utf8.RuneCountInString(in.Name) > 100, "name", "is required and at most 100 characters")
 	if in.Environment == "" {
 		in.Environment = EnvLive
 	}
-	if in.Environment != EnvLive && in.Environment != EnvTest {
-		bad("environment", "must be Live or Test")
-	}
-	if len(in.Scopes) == 0 {
-		bad("scopes", "at least one scope is required")
-	}
+	c.AddIf(in.Environment != EnvLive && in.Environment != EnvTest, "environment", "must be Live or Test")
+	c.AddIf(len(in.Scopes) == 0, "scopes", "at least one scope is required")
 	allowed := Scopes()
 	scopes := make([]string, 0, len(in.Scopes))
 	for _, sc := range in.Scopes {
 		if !slices.Contains(allowed, sc) {
-			bad("scopes", "unknown scope "+sc+"; allowed: "+strings.Join(allowed, ", "))
+			c.Add("scopes", "unknown scope "+sc+"; allowed: "+strings.Join(allowed, ", "))
 			break
 		}
 		if !slices.Contains(scopes, sc) {
@@ -182,14 +176,12 @@ func (s *Service) validate(in *New) error {
 		}
 	}
 	in.Scopes = scopes
-	if len(in.AllowedIPs) > MaxAllowedIPs {
-		bad("allowed_ips", "must have at most 50 entries")
-	}
+	c.AddIf(len(in.AllowedIPs) > MaxAllowedIPs, "allowed_ips", "must have at most 50 entries")
 	ips := make([]string, 0, len(in.AllowedIPs))
 	for _, ip := range in.AllowedIPs {
 		p, ok := parseCIDR(ip)
 		if !ok {
-			bad("allowed_ips", "each must be an IP address or CIDR range, like 203.0.113.0/24")
+			c.Add("allowed_ips", "each must be an IP address or CIDR range, like 203.0.113.0/24")
 			break
 		}
 		ips = append(ips, rangeString(p))
@@ -199,16 +191,9 @@ func (s *Service) validate(in *New) error {
 		rpm := DefaultRateLimitRPM
 		in.RateLimitRPM = &rpm
 	}
-	if *in.RateLimitRPM < 1 || *in.RateLimitRPM > MaxRateLimitRPM {
-		bad("rate_limit_rpm", "must be between 1 and 100000")
-	}
-	if in.ExpiresAt != nil && !in.ExpiresAt.After(s.now()) {
-		bad("expires_at", "must be in the future")
-	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the API key is invalid").WithFields(fields...)
-	}
-	return nil
+	c.AddIf(*in.RateLimitRPM < 1 || *in.RateLimitRPM > MaxRateLimitRPM, "rate_limit_rpm", "must be between 1 and 100000")
+	c.AddIf(in.ExpiresAt != nil && !in.ExpiresAt.After(s.now()), "expires_at", "must be in the future")
+	return c.Reject("validation_failed", "the API key is invalid")
 }
 
 // parseCIDR accepts an address (without a zone) or a prefix and answers the masked prefix. The
@@ -270,8 +255,7 @@ func (s *Service) Revoke(ctx context.Context, a actor.Actor, tenantID, keyID, re
 	}
 	reason = strings.TrimSpace(reason)
 	if utf8.RuneCountInString(reason) > 500 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the reason is too long").
-			WithFields(apperr.FieldError{Field: "reason", Message: "must be at most 500 characters"})
+		return check.Field("validation_failed", "the reason is too long", "reason", "must be at most 500 characters")
 	}
 	k, err := s.store.Get(ctx, tenantID, keyID)
 	if err != nil {

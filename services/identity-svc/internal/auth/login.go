@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
@@ -27,8 +28,7 @@ func givenEmail(raw string) (string, error) {
 	}
 	email, ok := emailrule.Normalize(raw)
 	if !ok {
-		return "", apperr.E(apperr.Invalid, "validation_failed", "The email is not an email address.").
-			WithFields(apperr.FieldError{Field: "email", Message: emailrule.Message})
+		return "", check.Field("validation_failed", "The email is not an email address.", "email", emailrule.Message)
 	}
 	return email, nil
 }
@@ -54,36 +54,28 @@ type Registration struct {
 // an unknown tenant, Forbidden for a tenant that is not Active or Trial, Conflict when the email
 // or phone is taken in the tenant and RateLimited when the address or tenant tries too often.
 func (s *Service) Register(ctx context.Context, in Registration) (*User, error) {
-	var fields []apperr.FieldError
+	var c check.Checker
 	email, phone := strings.TrimSpace(in.Email), strings.TrimSpace(in.Phone)
-	if email == "" && phone == "" {
-		fields = append(fields, apperr.FieldError{Field: "email", Message: "an email or a phone number is required"})
-	}
+	c.AddIf(email == "" && phone == "", "email", "an email or a phone number is required")
 	if email != "" {
 		var ok bool
 		if email, ok = emailrule.Normalize(email); !ok {
-			fields = append(fields, apperr.FieldError{Field: "email", Message: emailrule.Message})
+			c.Add("email", emailrule.Message)
 		}
 	}
 	if phone != "" {
 		var ok bool
 		if phone, ok = normalizePhone(phone); !ok {
-			fields = append(fields, apperr.FieldError{Field: "phone_number", Message: "must be an E.164 number such as +4915112345678"})
+			c.Add("phone_number", "must be an E.164 number such as +4915112345678")
 		}
 	}
-	fields = append(fields, checkPassword("password", in.Password)...)
+	account.CheckPassword(&c, "password", in.Password)
 	name := strings.TrimSpace(in.FullName)
-	if len([]rune(name)) > 200 {
-		fields = append(fields, apperr.FieldError{Field: "full_name", Message: "must be at most 200 characters"})
-	}
-	if len(in.AffiliateCode) > 64 {
-		fields = append(fields, apperr.FieldError{Field: "affiliate_code", Message: "must be at most 64 characters"})
-	}
-	if strings.TrimSpace(in.TenantSlug) == "" {
-		fields = append(fields, apperr.FieldError{Field: "tenant_slug", Message: "is required"})
-	}
-	if len(fields) > 0 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The registration is invalid.").WithFields(fields...)
+	c.AddIf(len([]rune(name)) > 200, "full_name", "must be at most 200 characters")
+	c.AddIf(len(in.AffiliateCode) > 64, "affiliate_code", "must be at most 64 characters")
+	c.AddIf(strings.TrimSpace(in.TenantSlug) == "", "tenant_slug", "is required")
+	if err := c.Reject("validation_failed", "The registration is invalid."); err != nil {
+		return nil, err
 	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
 	if err := s.Limiter.Check(ctx, "register:ip:"+in.IPAddress, s.Limits.RegisterPerIP); err != nil {
@@ -128,13 +120,6 @@ func (s *Service) Register(ctx context.Context, in Registration) (*User, error) 
 	}
 	s.sendVerifications(ctx, u)
 	return u, nil
-}
-
-func checkPassword(field, pw string) []apperr.FieldError {
-	if f := account.CheckPassword(field, pw); f != nil {
-		return []apperr.FieldError{*f}
-	}
-	return nil
 }
 
 // Login is the input of Login.
@@ -226,23 +211,12 @@ func (s *Service) checkCredentials(ctx context.Context, in Login) (*User, *Tenan
 }
 
 func (s *Service) checkLogin(in Login) error {
-	var fields []apperr.FieldError
-	if strings.TrimSpace(in.TenantSlug) == "" {
-		fields = append(fields, apperr.FieldError{Field: "tenant_slug", Message: "is required"})
-	}
-	if strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "" {
-		fields = append(fields, apperr.FieldError{Field: "email", Message: "an email or a phone number is required"})
-	}
-	if in.Password == "" || len(in.Password) > 4*account.MaxPasswordLength {
-		fields = append(fields, apperr.FieldError{Field: "password", Message: "is required"})
-	}
-	if len(in.DeviceID) > 200 || len(in.DeviceName) > 200 {
-		fields = append(fields, apperr.FieldError{Field: "device_name", Message: "device_id and device_name must be at most 200 characters"})
-	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "The login request is invalid.").WithFields(fields...)
-	}
-	return nil
+	var c check.Checker
+	c.AddIf(strings.TrimSpace(in.TenantSlug) == "", "tenant_slug", "is required")
+	c.AddIf(strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "", "email", "an email or a phone number is required")
+	c.AddIf(in.Password == "" || len(in.Password) > 4*account.MaxPasswordLength, "password", "is required")
+	c.AddIf(len(in.DeviceID) > 200 || len(in.DeviceName) > 200, "device_name", "device_id and device_name must be at most 200 characters")
+	return c.Reject("validation_failed", "The login request is invalid.")
 }
 
 // findAccount returns the user and tenant (read together in one query), or a nil user (and no
@@ -308,8 +282,7 @@ func (s *Service) grant(u *User, tenant *Tenant, sessionID, refresh string) (*Gr
 // then revoked too).
 func (s *Service) Refresh(ctx context.Context, refreshToken string, use Use) (*Grant, error) {
 	if refreshToken == "" || len(refreshToken) > 512 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The refresh token is required.").
-			WithFields(apperr.FieldError{Field: "refresh_token", Message: "is required"})
+		return nil, check.Field("validation_failed", "The refresh token is required.", "refresh_token", "is required")
 	}
 	use.UserAgent, use.At = truncate(use.UserAgent, 512), s.Now()
 	sess, next, err := s.Sessions.Rotate(ctx, refreshToken, randomToken(), s.Grace, use)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/mfa"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
 )
@@ -96,13 +97,11 @@ func recoveryHash(userID, code string) string {
 // is gone.
 func (s *Service) SetupMFA(ctx context.Context, tenantID, userID, factorType, label string) (*MFASetup, error) {
 	if factorType != FactorTOTP && factorType != FactorSMS {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The factor type is invalid.").
-			WithFields(apperr.FieldError{Field: "factor_type", Message: "must be TOTP or SMS"})
+		return nil, check.Field("validation_failed", "The factor type is invalid.", "factor_type", "must be TOTP or SMS")
 	}
 	label = strings.TrimSpace(label)
 	if len([]rune(label)) > 100 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The label is too long.").
-			WithFields(apperr.FieldError{Field: "label", Message: "must be at most 100 characters"})
+		return nil, check.Field("validation_failed", "The label is too long.", "label", "must be at most 100 characters")
 	}
 	u, err := s.Users.User(ctx, tenantID, userID)
 	if err != nil {
@@ -125,8 +124,7 @@ func (s *Service) SetupMFA(ctx context.Context, tenantID, userID, factorType, la
 		out.Secret, out.URL = mfa.EncodeSecret(secret), mfa.URL(s.MFA.Issuer, account, secret)
 	} else {
 		if u.Phone == nil {
-			return nil, apperr.E(apperr.Invalid, "phone_required", "An SMS factor needs a phone number on the account.").
-				WithFields(apperr.FieldError{Field: "factor_type", Message: "the account has no phone number"})
+			return nil, check.Field("phone_required", "An SMS factor needs a phone number on the account.", "factor_type", "the account has no phone number")
 		}
 		f.Phone = *u.Phone
 	}
@@ -198,8 +196,7 @@ func (s *Service) VerifyMFA(ctx context.Context, userID, factorID, code string) 
 }
 
 func errWrongCode() error {
-	return apperr.E(apperr.Invalid, "wrong_code", "The code is not correct.").
-		WithFields(apperr.FieldError{Field: "code", Message: "is not correct"})
+	return check.Field("wrong_code", "The code is not correct.", "code", "is not correct")
 }
 
 // checkTOTP reports whether code is the factor's code within one step of now and that step was
@@ -266,8 +263,7 @@ func errInvalidMFAToken() error {
 func (s *Service) ChallengeMFA(ctx context.Context, mfaToken, code string, use Use) (*Grant, error) {
 	code = strings.TrimSpace(code)
 	if mfaToken == "" || code == "" || len(mfaToken) > 128 || len(code) > 32 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The mfa_token and the code are required.").
-			WithFields(apperr.FieldError{Field: "code", Message: "mfa_token and code are required"})
+		return nil, check.Field("validation_failed", "The mfa_token and the code are required.", "code", "mfa_token and code are required")
 	}
 	if err := s.Limiter.Check(ctx, "mfa:ip:"+use.IPAddress, s.Limits.VerifyPerIP); err != nil {
 		return nil, err

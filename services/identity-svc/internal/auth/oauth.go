@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
@@ -52,8 +53,7 @@ func (s *Service) LoginOAuth(ctx context.Context, in OAuthLogin) (*Grant, *MFAPe
 		return nil, nil, apperr.E(apperr.NotFound, "unknown_provider", "The identity provider is not configured.")
 	}
 	if strings.TrimSpace(in.TenantSlug) == "" || in.Code == "" || len(in.Code) > 2048 || len(in.RedirectURI) > 2048 {
-		return nil, nil, apperr.E(apperr.Invalid, "validation_failed", "tenant_slug and code are required.").
-			WithFields(apperr.FieldError{Field: "code", Message: "tenant_slug and a code of at most 2048 characters are required"})
+		return nil, nil, check.Field("validation_failed", "tenant_slug and code are required.", "code", "tenant_slug and a code of at most 2048 characters are required")
 	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
 	if err := s.Limiter.Check(ctx, "login:ip:"+in.IPAddress, s.Limits.LoginPerIP); err != nil {

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 )
 
 // Logout revokes the session of the calling access token; logging out twice is not an error.
@@ -48,8 +50,10 @@ type PasswordChange struct {
 // other session of the user. It returns apperr Invalid for a wrong current password or a bad new
 // one, NotFound when the user is gone and RateLimited after too many attempts.
 func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
-	if f := checkPassword("new_password", in.New); f != nil {
-		return apperr.E(apperr.Invalid, "validation_failed", "The new password is invalid.").WithFields(f...)
+	var c check.Checker
+	account.CheckPassword(&c, "new_password", in.New)
+	if err := c.Reject("validation_failed", "The new password is invalid."); err != nil {
+		return err
 	}
 	if err := s.Limiter.Check(ctx, "password-change:"+in.UserID, s.Limits.LoginPerAccount); err != nil {
 		return err
@@ -63,8 +67,7 @@ func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) error {
 		return err
 	}
 	if !match {
-		return apperr.E(apperr.Invalid, "wrong_password", "The current password is not correct.").
-			WithFields(apperr.FieldError{Field: "current_password", Message: "is not correct"})
+		return check.Field("wrong_password", "The current password is not correct.", "current_password", "is not correct")
 	}
 	hash, err := s.Hasher.Hash(in.New)
 	if err != nil {

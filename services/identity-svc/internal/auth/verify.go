@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
+	"github.com/motionstudio/platform/services/identity-svc/internal/account"
 	"github.com/motionstudio/platform/services/identity-svc/internal/notify"
 )
 
@@ -79,8 +81,7 @@ func (s *Service) sendVerifications(ctx context.Context, u *User) {
 }
 
 func errTokenInvalid() error {
-	return apperr.E(apperr.Invalid, "token_invalid", "The token is unknown, expired or already used.").
-		WithFields(apperr.FieldError{Field: "token", Message: "is unknown, expired or already used"})
+	return check.Field("token_invalid", "The token is unknown, expired or already used.", "token", "is unknown, expired or already used")
 }
 
 // Verified is the outcome of a verification.
@@ -95,8 +96,7 @@ type Verified struct {
 // or an address that changed since, and RateLimited when the address tries too often.
 func (s *Service) Verify(ctx context.Context, channel, tok, code, ip string) (*Verified, error) {
 	if tok == "" || code == "" || len(tok) > 128 || len(code) > 16 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The token and the code are required.").
-			WithFields(apperr.FieldError{Field: "code", Message: "token and code are required"})
+		return nil, check.Field("validation_failed", "The token and the code are required.", "code", "token and code are required")
 	}
 	if err := s.Limiter.Check(ctx, "verify:ip:"+ip, s.Limits.VerifyPerIP); err != nil {
 		return nil, err
@@ -137,8 +137,7 @@ type ResetRequest struct {
 // address, and RateLimited when the address, the account or the tenant asks too often.
 func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 	if strings.TrimSpace(in.TenantSlug) == "" || (strings.TrimSpace(in.Email) == "" && strings.TrimSpace(in.Phone) == "") {
-		return apperr.E(apperr.Invalid, "validation_failed", "The tenant and an email or a phone number are required.").
-			WithFields(apperr.FieldError{Field: "email", Message: "tenant_slug and an email or a phone number are required"})
+		return check.Field("validation_failed", "The tenant and an email or a phone number are required.", "email", "tenant_slug and an email or a phone number are required")
 	}
 	slug := strings.ToLower(strings.TrimSpace(in.TenantSlug))
 	email, err := givenEmail(in.Email)
@@ -174,8 +173,10 @@ func (s *Service) RequestReset(ctx context.Context, in ResetRequest) error {
 // It returns apperr Invalid for a bad password or an unknown, expired or used token, and
 // RateLimited when the address tries too often.
 func (s *Service) ConfirmReset(ctx context.Context, tok, newPassword, ip string) error {
-	if f := checkPassword("new_password", newPassword); f != nil {
-		return apperr.E(apperr.Invalid, "validation_failed", "The new password is invalid.").WithFields(f...)
+	var problems check.Checker
+	account.CheckPassword(&problems, "new_password", newPassword)
+	if err := problems.Reject("validation_failed", "The new password is invalid."); err != nil {
+		return err
 	}
 	if tok == "" || len(tok) > 128 {
 		return errTokenInvalid()

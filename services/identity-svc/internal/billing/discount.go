@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Discount kinds.
@@ -90,42 +90,26 @@ func (d *Discount) Apply(plan *Plan) (discountMinor int64, bonusSeconds int) {
 // least 1), percentages of profit between 0 and 100, a positive use limit and a start before
 // the end. It returns apperr Invalid naming every bad field.
 func (d *Discount) Validate() error {
-	var fields []apperr.FieldError
-	bad := func(field, msg string) { fields = append(fields, apperr.FieldError{Field: field, Message: msg}) }
+	var c check.Checker
 	if n := strings.TrimSpace(d.Name); n == "" || len(n) > 200 {
-		bad("name", "must be 1 to 200 characters")
+		c.Add("name", "must be 1 to 200 characters")
 	}
-	if !validCode(d.Code) {
-		bad("code", "must be 1 to 64 letters, digits, - or _")
-	}
+	c.AddIf(!validCode(d.Code), "code", "must be 1 to 64 letters, digits, - or _")
 	switch d.Kind {
 	case KindPercentage:
-		if d.Value <= 0 || d.Value > 100 {
-			bad("value", "a percentage must be above 0 and at most 100")
-		}
+		c.AddIf(d.Value <= 0 || d.Value > 100, "value", "a percentage must be above 0 and at most 100")
 	case KindFixedAmount, KindFreeMonths, KindRenderCredits:
-		if d.Value < 1 || d.Value != math.Trunc(d.Value) || d.Value > 1e15 {
-			bad("value", "must be a whole number of at least 1")
-		}
+		c.AddIf(d.Value < 1 || d.Value != math.Trunc(d.Value) || d.Value > 1e15, "value", "must be a whole number of at least 1")
 	default:
-		bad("kind", "must be Percentage, FixedAmount, FreeMonths or RenderCredits")
+		c.Add("kind", "must be Percentage, FixedAmount, FreeMonths or RenderCredits")
 	}
 	if p := d.OwnerProfitPercentage; p != nil && (*p < 0 || *p > 100) {
-		bad("owner_profit_percentage", "must be between 0 and 100")
+		c.Add("owner_profit_percentage", "must be between 0 and 100")
 	}
-	if d.MaxUseCount != nil && *d.MaxUseCount < 1 {
-		bad("max_use_count", "must be at least 1")
-	}
-	if d.StartsAt != nil && d.ExpiresAt != nil && !d.StartsAt.Before(*d.ExpiresAt) {
-		bad("expires_at", "must be after starts_at")
-	}
-	if len(d.AppliesToPlanIDs) > 100 {
-		bad("applies_to_plan_ids", "at most 100 plans")
-	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "invalid_discount", "the discount is invalid").WithFields(fields...)
-	}
-	return nil
+	c.AddIf(d.MaxUseCount != nil && *d.MaxUseCount < 1, "max_use_count", "must be at least 1")
+	c.AddIf(d.StartsAt != nil && d.ExpiresAt != nil && !d.StartsAt.Before(*d.ExpiresAt), "expires_at", "must be after starts_at")
+	c.AddIf(len(d.AppliesToPlanIDs) > 100, "applies_to_plan_ids", "at most 100 plans")
+	return c.Reject("invalid_discount", "the discount is invalid")
 }
 
 func validCode(code string) bool {

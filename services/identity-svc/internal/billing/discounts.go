@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
@@ -22,8 +23,7 @@ func (s *Service) CreateDiscount(ctx context.Context, a actor.Actor, d *Discount
 	}
 	for _, id := range d.AppliesToPlanIDs {
 		if _, err := s.store.Plan(ctx, a.TenantID, id); err != nil {
-			return apperr.E(apperr.Invalid, "invalid_discount", "a plan it applies to does not exist").
-				WithFields(apperr.FieldError{Field: "applies_to_plan_ids", Message: "unknown plan " + id})
+			return check.Field("invalid_discount", "a plan it applies to does not exist", "applies_to_plan_ids", "unknown plan "+id)
 		}
 	}
 	d.ID, d.TenantID, d.UseCount, d.CreatedBy, d.CreatedAt = s.o.NewID(), a.TenantID, 0, a.UserID, s.o.Now()
@@ -55,8 +55,7 @@ type Validation struct {
 // the tenant.
 func (s *Service) ValidateDiscount(ctx context.Context, a actor.Actor, code, planID string) (Validation, error) {
 	if c := strings.TrimSpace(code); c == "" || len(c) > 64 {
-		return Validation{}, apperr.E(apperr.Invalid, "invalid_code", "a code of 1 to 64 characters is required").
-			WithFields(apperr.FieldError{Field: "code", Message: "must be 1 to 64 characters"})
+		return Validation{}, check.Field("invalid_code", "a code of 1 to 64 characters is required", "code", "must be 1 to 64 characters")
 	}
 	var plan *Plan
 	if planID != "" {

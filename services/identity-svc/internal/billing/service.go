@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
@@ -130,8 +131,7 @@ func (s *Service) Purchase(ctx context.Context, a actor.Actor, in PurchaseInput)
 	}
 	gw, ok := s.o.Gateways[in.Gateway]
 	if in.Gateway != GatewayBalance && !ok {
-		return Purchased{}, apperr.E(apperr.Invalid, "gateway_unavailable", "the payment gateway "+in.Gateway+" is not configured").
-			WithFields(apperr.FieldError{Field: "gateway", Message: "is not configured"})
+		return Purchased{}, check.Field("gateway_unavailable", "the payment gateway "+in.Gateway+" is not configured", "gateway", "is not configured")
 	}
 	now := s.o.Now()
 	p := &Payment{
@@ -173,8 +173,7 @@ func (s *Service) applyDiscount(ctx context.Context, a actor.Actor, plan *Plan, 
 		return err
 	}
 	if reason != "" {
-		return apperr.E(apperr.Invalid, "discount_"+reason, "the discount code does not apply ("+strings.ReplaceAll(reason, "_", " ")+")").
-			WithFields(apperr.FieldError{Field: "discount_code", Message: strings.ReplaceAll(reason, "_", " ")})
+		return check.Field("discount_"+reason, "the discount code does not apply ("+strings.ReplaceAll(reason, "_", " ")+")", "discount_code", strings.ReplaceAll(reason, "_", " "))
 	}
 	minor, bonus := d.Apply(plan)
 	p.DiscountID, p.DiscountCode, p.DiscountMinor, p.BonusSeconds = &d.ID, d.Code, minor, bonus

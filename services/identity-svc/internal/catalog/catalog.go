@@ -14,7 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Plan is a new plan of a tenant.
@@ -82,38 +82,22 @@ var (
 	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
-// fields collects the field errors of one input.
-type fields []apperr.FieldError
-
-func (f *fields) check(ok bool, field, message string) {
-	if !ok {
-		*f = append(*f, apperr.FieldError{Field: field, Message: message})
-	}
-}
-
-func (f fields) err(what string) error {
-	if len(f) == 0 {
-		return nil
-	}
-	return apperr.E(apperr.Invalid, "validation_failed", "the "+what+" is invalid").WithFields(f...)
-}
-
 func text(s string, max int) bool { return s != "" && utf8.RuneCountInString(s) <= max }
 
 // CreatePlan validates and stores a plan and answers its id.
 func (s *Service) CreatePlan(ctx context.Context, p Plan) (string, error) {
 	p.Code, p.Name = strings.TrimSpace(p.Code), strings.TrimSpace(p.Name)
-	var f fields
-	f.check(codePattern.MatchString(p.Code), "code", "must be 1-64 lower-case letters, digits, - or _")
-	f.check(text(p.Name, 200), "name", "is required and at most 200 characters")
-	f.check(utf8.RuneCountInString(p.Description) <= 2000, "description", "must be at most 2000 characters")
-	f.check(p.Scope == "User" || p.Scope == "Tenant", "scope", "must be User or Tenant")
-	f.check(currencyPattern.MatchString(p.Currency), "currency", "must be a three-letter ISO 4217 code such as EUR")
-	f.check(slices.Contains([]string{"Monthly", "Quarterly", "Yearly"}, p.BillingPeriod), "billing_period", "must be Monthly, Quarterly or Yearly")
-	f.check(p.PriceMinor >= 0, "price_minor", "must not be negative")
-	f.check(p.SecondsCharge >= 0 && p.StorageGB >= 0, "seconds_charge", "seconds_charge and storage_gb must not be negative")
-	f.check(p.ParallelRenders >= 1, "parallel_renders", "must be at least 1")
-	if err := f.err("plan"); err != nil {
+	var c check.Checker
+	c.AddIf(!codePattern.MatchString(p.Code), "code", "must be 1-64 lower-case letters, digits, - or _")
+	c.AddIf(!text(p.Name, 200), "name", "is required and at most 200 characters")
+	c.AddIf(utf8.RuneCountInString(p.Description) > 2000, "description", "must be at most 2000 characters")
+	c.AddIf(!(p.Scope == "User" || p.Scope == "Tenant"), "scope", "must be User or Tenant")
+	c.AddIf(!currencyPattern.MatchString(p.Currency), "currency", "must be a three-letter ISO 4217 code such as EUR")
+	c.AddIf(!slices.Contains([]string{"Monthly", "Quarterly", "Yearly"}, p.BillingPeriod), "billing_period", "must be Monthly, Quarterly or Yearly")
+	c.AddIf(p.PriceMinor < 0, "price_minor", "must not be negative")
+	c.AddIf(p.SecondsCharge < 0 || p.StorageGB < 0, "seconds_charge", "seconds_charge and storage_gb must not be negative")
+	c.AddIf(p.ParallelRenders < 1, "parallel_renders", "must be at least 1")
+	if err := c.Reject("validation_failed", "the plan is invalid"); err != nil {
 		return "", err
 	}
 	id := s.newID()
@@ -128,14 +112,14 @@ func (s *Service) RetirePlan(ctx context.Context, tenantID, code string) error {
 // CreateGift validates and stores a gift and answers its id.
 func (s *Service) CreateGift(ctx context.Context, g Gift) (string, error) {
 	g.Name = strings.TrimSpace(g.Name)
-	var f fields
-	f.check(text(g.Name, 200), "name", "is required and at most 200 characters")
-	f.check(utf8.RuneCountInString(g.Description) <= 2000, "description", "must be at most 2000 characters")
-	f.check(slices.Contains([]string{"Balance", "DailyRenders", "RenderSeconds"}, g.PrizeType), "prize_type", "must be Balance, DailyRenders or RenderSeconds")
-	f.check(utf8.RuneCountInString(g.Unit) <= 32, "unit", "must be at most 32 characters")
-	f.check(g.Value > 0, "value", "must be positive")
-	f.check(g.ValidFor >= 0, "valid_for", "must not be negative")
-	if err := f.err("gift"); err != nil {
+	var c check.Checker
+	c.AddIf(!text(g.Name, 200), "name", "is required and at most 200 characters")
+	c.AddIf(utf8.RuneCountInString(g.Description) > 2000, "description", "must be at most 2000 characters")
+	c.AddIf(!slices.Contains([]string{"Balance", "DailyRenders", "RenderSeconds"}, g.PrizeType), "prize_type", "must be Balance, DailyRenders or RenderSeconds")
+	c.AddIf(utf8.RuneCountInString(g.Unit) > 32, "unit", "must be at most 32 characters")
+	c.AddIf(g.Value <= 0, "value", "must be positive")
+	c.AddIf(g.ValidFor < 0, "valid_for", "must not be negative")
+	if err := c.Reject("validation_failed", "the gift is invalid"); err != nil {
 		return "", err
 	}
 	id := s.newID()
@@ -150,21 +134,21 @@ func (s *Service) RetireGift(ctx context.Context, tenantID, id string) error {
 // CreateQuest validates and stores a quest and answers its id.
 func (s *Service) CreateQuest(ctx context.Context, q Quest) (string, error) {
 	q.Title = strings.TrimSpace(q.Title)
-	var f fields
-	f.check(text(q.Title, 200), "title", "is required and at most 200 characters")
-	f.check(utf8.RuneCountInString(q.Challenge) <= 2000, "challenge", "must be at most 2000 characters")
-	f.check(slices.Contains([]string{"OneTime", "Daily", "Weekly", "Onboarding", "Milestone"}, q.QuestType), "quest_type", "must be OneTime, Daily, Weekly, Onboarding or Milestone")
-	f.check(slices.Contains(s.triggers, q.Trigger), "trigger", "must be one of "+strings.Join(s.triggers, ", "))
-	f.check(q.TargetCount > 0, "target_count", "must be positive")
+	var c check.Checker
+	c.AddIf(!text(q.Title, 200), "title", "is required and at most 200 characters")
+	c.AddIf(utf8.RuneCountInString(q.Challenge) > 2000, "challenge", "must be at most 2000 characters")
+	c.AddIf(!slices.Contains([]string{"OneTime", "Daily", "Weekly", "Onboarding", "Milestone"}, q.QuestType), "quest_type", "must be OneTime, Daily, Weekly, Onboarding or Milestone")
+	c.AddIf(!slices.Contains(s.triggers, q.Trigger), "trigger", "must be one of "+strings.Join(s.triggers, ", "))
+	c.AddIf(q.TargetCount <= 0, "target_count", "must be positive")
 	switch q.PrizeType {
 	case "Balance":
-		f.check(q.PrizeAmount > 0 && q.GiftID == "", "prize_amount", "a Balance prize needs a positive prize_amount and no gift")
+		c.AddIf(!(q.PrizeAmount > 0 && q.GiftID == ""), "prize_amount", "a Balance prize needs a positive prize_amount and no gift")
 	case "Gift":
-		f.check(q.GiftID != "" && q.PrizeAmount == 0, "gift_id", "a Gift prize needs a gift and no prize_amount")
+		c.AddIf(!(q.GiftID != "" && q.PrizeAmount == 0), "gift_id", "a Gift prize needs a gift and no prize_amount")
 	default:
-		f.check(false, "prize_type", "must be Balance or Gift")
+		c.Add("prize_type", "must be Balance or Gift")
 	}
-	if err := f.err("quest"); err != nil {
+	if err := c.Reject("validation_failed", "the quest is invalid"); err != nil {
 		return "", err
 	}
 	id := s.newID()

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // Subscription is one browser's push endpoint for a user.
@@ -50,21 +50,19 @@ func NewService(store Store, now func() time.Time, newID func() string) *Service
 // uncompressed P-256 point, an auth secret that is not 16 bytes (both base64url) or a user agent
 // over 512 characters.
 func (s *Service) Subscribe(ctx context.Context, sub Subscription) (*Subscription, error) {
-	var fields []apperr.FieldError
+	var c check.Checker
 	if u, err := url.Parse(sub.Endpoint); err != nil || u.Scheme != "https" || u.Host == "" || len(sub.Endpoint) > 2048 {
-		fields = append(fields, apperr.FieldError{Field: "endpoint", Message: "must be an https URL of at most 2048 characters"})
+		c.Add("endpoint", "must be an https URL of at most 2048 characters")
 	}
 	if k, ok := decode(sub.P256DH); !ok || len(k) != 65 || k[0] != 4 {
-		fields = append(fields, apperr.FieldError{Field: "keys.p256dh", Message: "must be an uncompressed P-256 public key in base64url"})
+		c.Add("keys.p256dh", "must be an uncompressed P-256 public key in base64url")
 	}
 	if k, ok := decode(sub.Auth); !ok || len(k) != 16 {
-		fields = append(fields, apperr.FieldError{Field: "keys.auth", Message: "must be a 16-byte secret in base64url"})
+		c.Add("keys.auth", "must be a 16-byte secret in base64url")
 	}
-	if len(sub.UserAgent) > 512 {
-		fields = append(fields, apperr.FieldError{Field: "user_agent", Message: "must be at most 512 characters"})
-	}
-	if len(fields) > 0 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "The push subscription is invalid.").WithFields(fields...)
+	c.AddIf(len(sub.UserAgent) > 512, "user_agent", "must be at most 512 characters")
+	if err := c.Reject("validation_failed", "The push subscription is invalid."); err != nil {
+		return nil, err
 	}
 	sub.ID, sub.CreatedAt = s.newID(), s.now()
 	return s.store.Save(ctx, &sub)

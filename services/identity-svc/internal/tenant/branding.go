@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
@@ -75,8 +75,7 @@ func (s *Service) PutBranding(ctx context.Context, a actor.Actor, tenantID strin
 }
 
 func validateBranding(b *Branding) error {
-	var fields []apperr.FieldError
-	bad := func(field, msg string) { fields = append(fields, apperr.FieldError{Field: field, Message: msg}) }
+	var c check.Checker
 	texts := []struct {
 		name string
 		v    *string
@@ -88,9 +87,7 @@ func validateBranding(b *Branding) error {
 	}
 	for _, f := range texts {
 		*f.v = strings.TrimSpace(*f.v)
-		if utf8.RuneCountInString(*f.v) > f.max {
-			bad(f.name, "is too long")
-		}
+		c.AddIf(utf8.RuneCountInString(*f.v) > f.max, f.name, "is too long")
 	}
 	colors := []struct {
 		name string
@@ -101,9 +98,7 @@ func validateBranding(b *Branding) error {
 	}
 	for _, f := range colors {
 		*f.v = strings.TrimSpace(*f.v)
-		if *f.v != "" && !colorPattern.MatchString(*f.v) {
-			bad(f.name, "must be a color like #1A2B3C")
-		}
+		c.AddIf(*f.v != "" && !colorPattern.MatchString(*f.v), f.name, "must be a color like #1A2B3C")
 	}
 	urls := []struct {
 		name string
@@ -117,7 +112,7 @@ func validateBranding(b *Branding) error {
 		*f.v = strings.TrimSpace(*f.v)
 		if *f.v != "" {
 			if err := validHTTPS(*f.v); err != "" {
-				bad(f.name, err)
+				c.Add(f.name, err)
 			}
 		}
 	}
@@ -126,27 +121,20 @@ func validateBranding(b *Branding) error {
 		v    *string
 	}{{"email_from_address", &b.EmailFromAddress}, {"email_reply_to", &b.EmailReplyTo}} {
 		*f.v = strings.TrimSpace(*f.v)
-		if *f.v != "" && !emailrule.Valid(*f.v) {
-			bad(f.name, emailrule.Message)
-		}
+		c.AddIf(*f.v != "" && !emailrule.Valid(*f.v), f.name, emailrule.Message)
 	}
-	if len(b.EmbedAllowedHosts) > maxEmbedHosts {
-		bad("embed_allowed_hosts", "must have at most 50 hosts")
-	}
+	c.AddIf(len(b.EmbedAllowedHosts) > maxEmbedHosts, "embed_allowed_hosts", "must have at most 50 hosts")
 	hosts := make([]string, 0, len(b.EmbedAllowedHosts))
 	for _, h := range b.EmbedAllowedHosts {
 		h = strings.ToLower(strings.TrimSpace(h))
 		if !validHost(strings.TrimPrefix(h, "*.")) {
-			bad("embed_allowed_hosts", "each must be a host name like app.example.com or *.example.com")
+			c.Add("embed_allowed_hosts", "each must be a host name like app.example.com or *.example.com")
 			break
 		}
 		hosts = append(hosts, h)
 	}
 	b.EmbedAllowedHosts = hosts
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the branding is invalid").WithFields(fields...)
-	}
-	return nil
+	return c.Reject("validation_failed", "the branding is invalid")
 }
 
 // validHTTPS returns why raw is not an acceptable https URL, or "".

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -91,15 +92,11 @@ func (s *Service) VerifyDomain(ctx context.Context, a actor.Actor, tenantID, dom
 	if method == "" {
 		method = MethodDNSTXT
 	}
-	var fields []apperr.FieldError
-	if !validHost(domain) {
-		fields = append(fields, apperr.FieldError{Field: "domain", Message: "must be a domain name like app.example.com"})
-	}
-	if method != MethodDNSTXT && method != MethodHTTPFile {
-		fields = append(fields, apperr.FieldError{Field: "method", Message: "must be DNS_TXT or HTTP_FILE"})
-	}
-	if len(fields) > 0 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the domain verification is invalid").WithFields(fields...)
+	var problems check.Checker
+	problems.AddIf(!validHost(domain), "domain", "must be a domain name like app.example.com")
+	problems.AddIf(method != MethodDNSTXT && method != MethodHTTPFile, "method", "must be DNS_TXT or HTTP_FILE")
+	if err := problems.Reject("validation_failed", "the domain verification is invalid"); err != nil {
+		return nil, err
 	}
 	if owner, err := s.store.ByVerifiedDomain(ctx, domain); err == nil && owner.ID != tenantID {
 		return nil, apperr.E(apperr.Conflict, "domain_taken", "another tenant has verified this domain")

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -51,8 +52,8 @@ func validStatus(s string) bool {
 	return ok
 }
 
-// statusField is the field error of a status that is not one of the four.
-var statusField = apperr.FieldError{Field: "status", Message: "must be Active, Trial, Suspended or Cancelled"}
+// statusMessage is the field problem of a status that is not one of the four.
+const statusMessage = "must be Active, Trial, Suspended or Cancelled"
 
 // statusRequiresAdmin is the apperr Forbidden error for a status change by anyone but a
 // platform admin.
@@ -74,7 +75,7 @@ func (s *Service) SetStatus(ctx context.Context, a actor.Actor, id, status strin
 		return nil, statusRequiresAdmin()
 	}
 	if !validStatus(status) {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the tenant status is invalid").WithFields(statusField)
+		return nil, check.Field("validation_failed", "the tenant status is invalid", "status", statusMessage)
 	}
 	if err := s.waitForCutoff(ctx, id, status); err != nil {
 		return nil, err

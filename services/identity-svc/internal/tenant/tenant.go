@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	emailrule "github.com/motionstudio/platform/pkg/email"
 	"github.com/motionstudio/platform/pkg/paging"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
@@ -156,25 +157,18 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, in New) (*Tenant, e
 	}
 	in.Slug = strings.ToLower(strings.TrimSpace(in.Slug))
 	in.Name = strings.TrimSpace(in.Name)
-	var fields []apperr.FieldError
-	if !slugPattern.MatchString(in.Slug) {
-		fields = append(fields, apperr.FieldError{Field: "slug", Message: "must be 1-63 lower-case letters, digits or hyphens, not starting or ending with a hyphen"})
-	}
-	if in.Name == "" || utf8.RuneCountInString(in.Name) > 200 {
-		fields = append(fields, apperr.FieldError{Field: "name", Message: "is required and at most 200 characters"})
-	}
-	if !emailrule.Valid(in.ContactEmail) {
-		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: emailrule.Message})
-	}
+	var c check.Checker
+	c.AddIf(!slugPattern.MatchString(in.Slug), "slug", "must be 1-63 lower-case letters, digits or hyphens, not starting or ending with a hyphen")
+	c.AddIf(in.Name == "" || utf8.RuneCountInString(in.Name) > 200, "name", "is required and at most 200 characters")
+	c.AddIf(!emailrule.Valid(in.ContactEmail), "contact_email", emailrule.Message)
 	if in.Kind == "" {
 		in.Kind = KindReseller
 	}
-	if in.Kind != KindReseller && in.Kind != KindEnterprise {
-		fields = append(fields, apperr.FieldError{Field: "kind", Message: "must be Reseller or Enterprise"})
-	}
-	fields = append(fields, lengths(map[string]*string{"contact_name": &in.ContactName, "contact_phone": &in.ContactPhone})...)
-	if len(fields) > 0 {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the tenant is invalid").WithFields(fields...)
+	c.AddIf(in.Kind != KindReseller && in.Kind != KindEnterprise, "kind", "must be Reseller or Enterprise")
+	c.Text("contact_name", &in.ContactName, check.NameMax)
+	c.Text("contact_phone", &in.ContactPhone, check.NameMax)
+	if err := c.Reject("validation_failed", "the tenant is invalid"); err != nil {
+		return nil, err
 	}
 	t := &Tenant{
 		ID: s.newID(), Slug: in.Slug, Name: in.Name, Kind: in.Kind, Status: StatusActive,
@@ -287,30 +281,21 @@ func validateUpdate(in *Update) error {
 	for _, p := range []*string{in.Name, in.ContactName, in.ContactEmail, in.ContactPhone, in.BillingEmail} {
 		trim(p)
 	}
-	var fields []apperr.FieldError
-	if in.Name != nil && (*in.Name == "" || utf8.RuneCountInString(*in.Name) > 200) {
-		fields = append(fields, apperr.FieldError{Field: "name", Message: "must be 1-200 characters"})
-	}
-	if in.ContactEmail != nil && !emailrule.Valid(*in.ContactEmail) {
-		fields = append(fields, apperr.FieldError{Field: "contact_email", Message: emailrule.Message})
-	}
-	if in.BillingEmail != nil && *in.BillingEmail != "" && !emailrule.Valid(*in.BillingEmail) {
-		fields = append(fields, apperr.FieldError{Field: "billing_email", Message: "must be an email address or empty"})
-	}
-	fields = append(fields, lengths(map[string]*string{"contact_name": in.ContactName, "contact_phone": in.ContactPhone})...)
-	if in.Status != nil && !validStatus(*in.Status) {
-		fields = append(fields, statusField)
-	}
+	var c check.Checker
+	c.AddIf(in.Name != nil && (*in.Name == "" || utf8.RuneCountInString(*in.Name) > 200), "name", "must be 1-200 characters")
+	c.AddIf(in.ContactEmail != nil && !emailrule.Valid(*in.ContactEmail), "contact_email", emailrule.Message)
+	c.AddIf(in.BillingEmail != nil && *in.BillingEmail != "" && !emailrule.Valid(*in.BillingEmail), "billing_email", "must be an email address or empty")
+	c.Text("contact_name", in.ContactName, check.NameMax)
+	c.Text("contact_phone", in.ContactPhone, check.NameMax)
+	c.AddIf(in.Status != nil && !validStatus(*in.Status), "status", statusMessage)
 	if in.AllowedOrigins != nil {
 		origins := *in.AllowedOrigins
-		if len(origins) > 50 {
-			fields = append(fields, apperr.FieldError{Field: "allowed_origins", Message: "must have at most 50 origins"})
-		}
+		c.AddIf(len(origins) > 50, "allowed_origins", "must have at most 50 origins")
 		clean := make([]string, 0, len(origins))
 		for _, o := range origins {
 			n, ok := normalizeOrigin(o)
 			if !ok {
-				fields = append(fields, apperr.FieldError{Field: "allowed_origins", Message: "each must be an origin like https://app.example.com"})
+				c.Add("allowed_origins", "each must be an origin like https://app.example.com")
 				break
 			}
 			if !slices.Contains(clean, n) {
@@ -319,10 +304,7 @@ func validateUpdate(in *Update) error {
 		}
 		*in.AllowedOrigins = clean
 	}
-	if len(fields) > 0 {
-		return apperr.E(apperr.Invalid, "validation_failed", "the tenant update is invalid").WithFields(fields...)
-	}
-	return nil
+	return c.Reject("validation_failed", "the tenant update is invalid")
 }
 
 // normalizeOrigin accepts scheme://host[:port] with http(s) and nothing after it.
@@ -348,14 +330,3 @@ func (s *Service) authorizeManage(a actor.Actor, tenantID string) error {
 }
 
 func notFound() error { return apperr.E(apperr.NotFound, "not_found", "tenant not found") }
-
-func lengths(values map[string]*string) []apperr.FieldError {
-	var fields []apperr.FieldError
-	for name, v := range values {
-		if v != nil && utf8.RuneCountInString(*v) > 200 {
-			fields = append(fields, apperr.FieldError{Field: name, Message: "must be at most 200 characters"})
-		}
-	}
-	slices.SortFunc(fields, func(a, b apperr.FieldError) int { return strings.Compare(a.Field, b.Field) })
-	return fields
-}

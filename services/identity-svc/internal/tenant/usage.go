@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -53,12 +53,10 @@ func (s *Service) Usage(ctx context.Context, a actor.Actor, tenantID string, fro
 		from = to.AddDate(0, 0, -(DefaultUsageDays - 1))
 	}
 	if from.After(to) {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the date range is invalid").
-			WithFields(apperr.FieldError{Field: "from", Message: "must not be after to"})
+		return nil, check.Field("validation_failed", "the date range is invalid", "from", "must not be after to")
 	}
 	if to.Sub(from) >= MaxUsageDays*24*time.Hour {
-		return nil, apperr.E(apperr.Invalid, "validation_failed", "the date range is too long").
-			WithFields(apperr.FieldError{Field: "to", Message: "the range must be at most 366 days"})
+		return nil, check.Field("validation_failed", "the date range is too long", "to", "the range must be at most 366 days")
 	}
 	return s.store.Usage(ctx, tenantID, from, to)
 }

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -117,34 +118,30 @@ func (s *Service) Create(ctx context.Context, a actor.Actor, tenantID, name, url
 		return nil, "", err
 	}
 	name, url = strings.TrimSpace(name), strings.TrimSpace(url)
-	var fields []apperr.FieldError
-	if name == "" || utf8.RuneCountInString(name) > 100 {
-		fields = append(fields, apperr.FieldError{Field: "name", Message: "is required and at most 100 characters"})
-	}
+	var c check.Checker
+	c.AddIf(name == "" || utf8.RuneCountInString(name) > 100, "name", "is required and at most 100 characters")
 	if len(url) > 2048 {
-		fields = append(fields, apperr.FieldError{Field: "url", Message: "must be at most 2048 characters"})
+		c.Add("url", "must be at most 2048 characters")
 	} else if err := s.checkURL(url); err != nil {
 		msg := "must be an absolute http(s) URL of a public host"
 		if e, ok := apperr.As(err); ok && e.Message != "" {
 			msg = e.Message
 		}
-		fields = append(fields, apperr.FieldError{Field: "url", Message: msg})
+		c.Add("url", msg)
 	}
 	subscribed := make([]string, 0, len(events))
 	for _, e := range events {
 		if !slices.Contains(s.events, e) {
-			fields = append(fields, apperr.FieldError{Field: "events", Message: "unknown event " + e + "; allowed: " + strings.Join(s.events, ", ")})
+			c.Add("events", "unknown event "+e+"; allowed: "+strings.Join(s.events, ", "))
 			break
 		}
 		if !slices.Contains(subscribed, e) {
 			subscribed = append(subscribed, e)
 		}
 	}
-	if len(events) == 0 {
-		fields = append(fields, apperr.FieldError{Field: "events", Message: "at least one event is required"})
-	}
-	if len(fields) > 0 {
-		return nil, "", apperr.E(apperr.Invalid, "validation_failed", "the webhook is invalid").WithFields(fields...)
+	c.AddIf(len(events) == 0, "events", "at least one event is required")
+	if err := c.Reject("validation_failed", "the webhook is invalid"); err != nil {
+		return nil, "", err
 	}
 	raw := make([]byte, 24)
 	if _, err := rand.Read(raw); err != nil {

@@ -7,8 +7,9 @@ import (
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/field"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/ids"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
@@ -82,10 +83,10 @@ func (h *Handler) GetAgent(c echo.Context, id openapi_types.UUID) error {
 // the spec's message, and a non-blank one must be a UUID.
 func toAgentConfig(req ConfigureAgentRequest) (seat.AgentConfig, error) {
 	apiConfig := deref(req.ApiConfigId)
-	if !field.Blank(apiConfig) {
+	if !check.Blank(apiConfig) {
 		u, err := uuid.Parse(apiConfig)
 		if err != nil {
-			return seat.AgentConfig{}, field.Invalid("apiConfigId must be a UUID.")
+			return seat.AgentConfig{}, apperr.Invalidf("apiConfigId must be a UUID.")
 		}
 		apiConfig = u.String()
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
@@ -37,8 +37,7 @@ func (h *Handler) VerifyMfa(c echo.Context) error {
 		return err
 	}
 	if req.FactorId == uuid.Nil {
-		return apperr.E(apperr.Invalid, "validation_failed", "The factor_id is required.").
-			WithFields(apperr.FieldError{Field: "factor_id", Message: "is required"})
+		return check.Field("validation_failed", "The factor_id is required.", "factor_id", "is required")
 	}
 	f, err := h.auth.VerifyMFA(c.Request().Context(), authn.FromContext(c).Subject, req.FactorId.String(), req.Code)
 	if err != nil {

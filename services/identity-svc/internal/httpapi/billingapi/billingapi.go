@@ -6,8 +6,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/pkg/httpx"
 )
 
@@ -64,8 +64,7 @@ func deref[T any](p *T) T {
 // requiredID refuses an absent (zero) required uuid field of a body with apperr Invalid.
 func requiredID(field string, id uuid.UUID) error {
 	if id == uuid.Nil {
-		return apperr.E(apperr.Invalid, "validation_failed", field+" is required").
-			WithFields(apperr.FieldError{Field: field, Message: "is required"})
+		return check.Field("validation_failed", field+" is required", field, "is required")
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/identity-svc/internal/auth"
 )
 
@@ -70,8 +71,7 @@ func (s *Store) Consume(ctx context.Context, purpose, tokenHash, codeHash string
 	switch v := res.(type) {
 	case string:
 		if v == "wrong" {
-			return nil, apperr.E(apperr.Invalid, "wrong_code", "The code is not correct.").
-				WithFields(apperr.FieldError{Field: "code", Message: "is not correct"})
+			return nil, check.Field("wrong_code", "The code is not correct.", "code", "is not correct")
 		}
 		return nil, apperr.E(apperr.NotFound, "challenge_not_found", "The token is unknown, expired or already used.")
 	case []any:

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/motionstudio/platform/pkg/apperr"
-	"github.com/motionstudio/platform/services/content-svc/internal/check"
+	"github.com/motionstudio/platform/pkg/check"
 )
 
 // problems answers the field errors of an Invalid error as "field: message".
@@ -78,5 +78,53 @@ var _ = Describe("Checker", func() {
 		Expect(c.Err()).NotTo(HaveOccurred())
 		c.Slug("slug", str(strings.Repeat("a", 121)), 120)
 		Expect(problems(c.Err())).To(ConsistOf(ContainSubstring("at most 120 characters")))
+	})
+
+	It("words the problems for identity-svc: a code and a message about the whole input", func() {
+		var c check.Checker
+		Expect(c.Reject("validation_failed", "the tenant is invalid")).To(Succeed())
+		c.AddIf(false, "slug", "must be lower-case")
+		c.AddIf(true, "name", "is required and at most 200 characters")
+		c.Add("kind", "must be Reseller or Enterprise")
+		err := c.Reject("validation_failed", "the tenant is invalid")
+		Expect(problems(err)).To(Equal([]string{"name: is required and at most 200 characters", "kind: must be Reseller or Enterprise"}))
+		e, _ := apperr.As(err)
+		Expect(e.Code).To(Equal("validation_failed"))
+		Expect(e.Message).To(Equal("the tenant is invalid"))
+	})
+
+	It("words one problem with a code of its own", func() {
+		err := check.Field("wrong_code", "The code is not correct.", "code", "is not correct")
+		Expect(problems(err)).To(Equal([]string{"code: is not correct"}))
+		e, _ := apperr.As(err)
+		Expect(e.Code).To(Equal("wrong_code"))
+		Expect(e.Message).To(Equal("The code is not correct."))
+	})
+
+	It("words the first problem as a sentence for agentteam-svc's plain-text answers", func() {
+		var c check.Checker
+		Expect(c.First()).To(Succeed())
+		c.Text("title", str(strings.Repeat("x", 501)), check.TitleMax)
+		c.Text("body", str("a\x00b"), check.TextMax)
+		err := c.First()
+		e, _ := apperr.As(err)
+		Expect(e.Code).To(Equal("invalid"))
+		Expect(e.Message).To(Equal("title must be at most 500 characters."))
+		Expect(problems(err)).To(HaveLen(2))
+	})
+
+	It("refuses NUL bytes and invalid UTF-8 in text, and bounds lists and their items", func() {
+		var c check.Checker
+		c.Text("bad", str(string([]byte{0xff, 0xfe})), 10)
+		c.Text("absent", nil, 0)
+		c.List("tags", []string{"a", "b", "c"}, 2, 10)
+		c.List("docs", []string{"fine", strings.Repeat("é", 6)}, 5, 5)
+		Expect(problems(c.Err())).To(Equal([]string{
+			"bad: must be valid UTF-8 text without NUL bytes",
+			"tags: must have at most 2 items",
+			"docs item: must be at most 5 characters",
+		}))
+		Expect(check.Blank(" \t\n")).To(BeTrue())
+		Expect(check.Blank(" a ")).To(BeFalse())
 	})
 })

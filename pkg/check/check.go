@@ -1,6 +1,11 @@
-// Package check is the service's one set of input rules. A Checker collects problems field by
-// field, so that one apperr Invalid answer names all of them; Invalid answers a single problem
-// found outside a Checker.
+// Package check is the one set of input rules of every service. A Checker collects problems
+// field by field; the rules are its methods, and Add and AddIf record a service's own ones.
+// What a Checker answers is one apperr Invalid error carrying every problem, worded in one of
+// three ways because each service's wording is part of its API: Err (content-svc: code
+// invalid_field, a message naming the field), Reject (identity-svc: a code such as
+// validation_failed and a message about the whole input) and First (agentteam-svc, whose errors
+// are plain text: the first problem as a sentence). Invalid and Field answer one problem found
+// outside a Checker.
 package check
 
 import (
@@ -32,12 +37,30 @@ func Slugify(name string, maxLen int) string {
 	return s
 }
 
-// Invalid answers the apperr Invalid error for one problem with one field, worded as a
-// Checker words it.
+// Limits of client text, in characters, for the rules that take one.
+const (
+	NameMax  = 200
+	TitleMax = 500
+	TextMax  = 20000
+	DocMax   = 200000
+	ListMax  = 100
+)
+
+// Blank reports whether s has no visible characters.
+func Blank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// Invalid answers the apperr Invalid error for one problem with one field, worded as Err
+// words it.
 func Invalid(field, msg string) error {
 	var c Checker
 	c.Add(field, msg)
 	return c.Err()
+}
+
+// Field answers an apperr Invalid error with the given code and message about one field's
+// problem.
+func Field(code, message, field, msg string) error {
+	return apperr.E(apperr.Invalid, code, message).WithFields(apperr.FieldError{Field: field, Message: msg})
 }
 
 // Checker collects field problems; the zero value is ready to use.
@@ -48,10 +71,34 @@ func (c *Checker) Add(field, msg string) {
 	c.fields = append(c.fields, apperr.FieldError{Field: field, Message: msg})
 }
 
-// Text checks an optional string's length when it is given.
+// AddIf records a problem with a field when bad is true.
+func (c *Checker) AddIf(bad bool, field, msg string) {
+	if bad {
+		c.Add(field, msg)
+	}
+}
+
+// Text checks, when an optional string is given, that it is valid UTF-8 without NUL bytes and
+// at most max characters long.
 func (c *Checker) Text(field string, v *string, max int) {
-	if v != nil && utf8.RuneCountInString(*v) > max {
+	switch {
+	case v == nil:
+	case !utf8.ValidString(*v) || strings.ContainsRune(*v, 0):
+		c.Add(field, "must be valid UTF-8 text without NUL bytes")
+	case utf8.RuneCountInString(*v) > max:
 		c.Add(field, fmt.Sprintf("must be at most %d characters", max))
+	}
+}
+
+// List checks that a list has at most max items, each text of at most itemMax characters
+// (checked as "<field> item").
+func (c *Checker) List(field string, list []string, max, itemMax int) {
+	if len(list) > max {
+		c.Add(field, fmt.Sprintf("must have at most %d items", max))
+		return
+	}
+	for i := range list {
+		c.Text(field+" item", &list[i], itemMax)
 	}
 }
 
@@ -159,7 +206,8 @@ func (c *Checker) OneOf(field string, v *string, allowed []string) {
 	c.Add(field, "must be one of "+strings.Join(allowed, ", "))
 }
 
-// Err answers an apperr Invalid error naming every problem, or nil when there is none.
+// Err answers an apperr Invalid error with code invalid_field naming every problem, or nil
+// when there is none; the message names the field when there is one problem.
 func (c *Checker) Err() error {
 	if len(c.fields) == 0 {
 		return nil
@@ -169,6 +217,25 @@ func (c *Checker) Err() error {
 		msg = fmt.Sprintf("Field %q %s.", c.fields[0].Field, c.fields[0].Message)
 	}
 	return apperr.E(apperr.Invalid, "invalid_field", msg).WithFields(c.fields...)
+}
+
+// Reject answers an apperr Invalid error with the given code, a message about the whole input
+// and every problem, or nil when there is none.
+func (c *Checker) Reject(code, message string) error {
+	if len(c.fields) == 0 {
+		return nil
+	}
+	return apperr.E(apperr.Invalid, code, message).WithFields(c.fields...)
+}
+
+// First answers an apperr Invalid error whose message is the first problem as a sentence
+// ("name must be at most 200 characters."), or nil when there is none.
+func (c *Checker) First() error {
+	if len(c.fields) == 0 {
+		return nil
+	}
+	f := c.fields[0]
+	return apperr.Invalidf("%s %s.", f.Field, f.Message).WithFields(c.fields...)
 }
 
 // Match checks that an optional string matches re; msg says what is expected.
