@@ -48,6 +48,33 @@ func benchmarkApply(b *testing.B, n int) {
 	}
 }
 
+// benchmarkEnterLeave measures a template leaving an index of n templates and another
+// entering it: each shifts the four orders (go test -run XXX -bench EnterLeave).
+func benchmarkEnterLeave(b *testing.B, n int) {
+	r := rand.New(rand.NewPCG(3, 4)) // #nosec G404 -- test data
+	ix := newIndex(100_000, 1)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = uuid.NewString()
+		if err := ix.apply(syntheticRow(r, ids[i])); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix.finish()
+	for b.Loop() {
+		i := r.IntN(n)
+		if err := ix.apply(catalog.ListingRow{ID: ids[i]}); err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = uuid.NewString()
+		if err := ix.apply(syntheticRow(r, ids[i])); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkApply100k(b *testing.B) { benchmarkApply(b, 100_000) }
 
 func BenchmarkApplyMillion(b *testing.B) { benchmarkApply(b, 1_000_000) }
+
+func BenchmarkEnterLeaveMillion(b *testing.B) { benchmarkEnterLeave(b, 1_000_000) }
