@@ -53,12 +53,13 @@
 #   BENCH_MEMORY_ENTRIES  team memory entries searched (default 10000)
 #   BENCH_LATENCY_RATE  requests per second of the steady latency lines (default 200)
 #   BENCH_GOMEMLIMIT    the services' soft memory limit (default 200MiB; see below)
+#   BENCH_VEGETA        the vegeta binary (default .bin/vegeta, from make tools)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VEGETA="$REPO/.bin/vegeta"
+VEGETA="${BENCH_VEGETA:-$REPO/.bin/vegeta}"
 OUT="$REPO/.state/bench"
 DURATION="${BENCH_DURATION:-10s}"
 RATE="${BENCH_RATE:-0}"

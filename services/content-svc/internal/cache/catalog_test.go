@@ -305,6 +305,27 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(p.logs.String()).To(ContainSubstring("a bug in the index"))
 	})
 
+	It("answers no listing and is not ready when a failed batch cannot be undone, until the catalog is read again", func() {
+		p := newProcess(index)
+		p.list.gate = make(chan struct{})
+		p.run(false)
+		var id string
+		Expect(db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 1`).Scan(&id).Error).To(Succeed())
+		cache.LoseLabel(p.c, id)
+		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 1 WHERE id = ?`, id).Error).To(Succeed())
+		p.c.Sync(context.Background())
+		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Expect(p.c.Ready(context.Background())).To(MatchError(ContainSubstring("could not be put back")))
+		_, _, err := p.c.Templates(context.Background(), every)
+		e, ok := apperr.As(err)
+		Expect(ok).To(BeTrue())
+		Expect(e.Kind).To(Equal(apperr.Unavailable))
+		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
+		close(p.list.gate)
+		Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(notified).Should(Succeed())
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
+	})
+
 	It("undoes a batch whose change in the middle panics half applied, keeps answering as before it, logs it and reads the catalog again", func() {
 		p := newProcess(index)
 		p.list.gate = make(chan struct{})
