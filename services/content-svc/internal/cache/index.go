@@ -426,9 +426,11 @@ func (ix *index) place(o int, s int32) (int, bool) {
 // label gives the slot at place q of order o, just placed there, a label between its
 // neighbours': it spreads the labels of the window of places q-k..q+k evenly between the
 // labels just outside it (or the ends of int32), for the smallest k = 1, 2, 4, ... whose
-// window has room, at least two labels a slot. Most changes relabel three slots; a window
-// wide as the order (some 10 ms at a million templates) comes only after many changes at one
-// place.
+// window has room: w slots need about max(2, √w) labels each, so a wider window must be
+// sparser, and spreading one leaves every narrower window inside it room to spare (as in
+// list labelling: many changes at one place, such as templates made the most used one after
+// another, relabel ever wider windows ever more rarely, not the whole order each time). Most
+// changes relabel three slots.
 func (ix *index) label(o, q int) {
 	order, ranks := ix.orders[o], ix.ranks[o]
 	for k := 1; ; k *= 2 {
@@ -440,7 +442,8 @@ func (ix *index) label(o, q int) {
 		if hi < len(order)-1 {
 			above = int64(ranks[order[hi+1]])
 		}
-		if above-below >= 2*int64(hi-lo+2) || lo == 0 && hi == len(order)-1 {
+		w := int64(hi - lo + 1)
+		if above-below >= (w+1)*max(2, int64(math.Sqrt(float64(w)))) || lo == 0 && hi == len(order)-1 {
 			ix.spread(o, lo, hi)
 			return
 		}

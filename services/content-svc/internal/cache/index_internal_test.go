@@ -194,6 +194,19 @@ var _ = Describe("a batch of changes", func() {
 		sameAnswers(ix, rows)
 	})
 
+	It("keeps its orders and labels exact while one template after another becomes the most used", func() {
+		r := rand.New(rand.NewPCG(10, 11)) // #nosec G404 -- test data
+		ix, rows, ids := filled(r)
+		for i := range 5000 {
+			row := rows[ids[r.IntN(len(ids))]]
+			row.UseCount = int64(100 + i)
+			rows[row.ID] = row
+			Expect(ix.apply(row)).To(Succeed())
+		}
+		Expect(ix.check()).To(Succeed())
+		sameAnswers(ix, rows)
+	})
+
 	It("says the index is broken when it cannot be put back, so that it does not answer", func() {
 		r := rand.New(rand.NewPCG(8, 9)) // #nosec G404 -- test data
 		ix, _, ids := filled(r)
@@ -284,6 +297,7 @@ var _ = Describe("the index in memory", func() {
 				}
 			}
 			Expect(ix.n).To(Equal(len(rows)))
+			Expect(ix.check()).To(Succeed())
 		}
 		Expect(compared).To(Equal(4 * (540 + 400)))
 	})
