@@ -18,7 +18,10 @@
 # which also mints the admin token: seeding BENCH_CONTAINERS published templates, the catalog
 # (search, tags, category, aspect, premium, each sort — every attack cycles through thousands of
 # queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
-# categories and tags, pages 1-5), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
+# categories and tags, pages 1-5), each listing line again under writes (a writer committing 20
+# catalog changes a second; the table after them holds each line's share and p99 without and
+# under writes, the changes' commit-to-visible freshness, the listing pages that read cards from
+# Postgres, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
 # (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
 # beside md5sum of the same bytes. The EXPLAIN ANALYZE plan of the catalog's one query (cards
@@ -50,12 +53,13 @@
 #   BENCH_MEMORY_ENTRIES  team memory entries searched (default 10000)
 #   BENCH_LATENCY_RATE  requests per second of the steady latency lines (default 200)
 #   BENCH_GOMEMLIMIT    the services' soft memory limit (default 200MiB; see below)
+#   BENCH_VEGETA        the vegeta binary (default .bin/vegeta, from make tools)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-VEGETA="$REPO/.bin/vegeta"
+VEGETA="${BENCH_VEGETA:-$REPO/.bin/vegeta}"
 OUT="$REPO/.state/bench"
 DURATION="${BENCH_DURATION:-10s}"
 RATE="${BENCH_RATE:-0}"
@@ -217,21 +221,29 @@ bench_content() {
 	fi
 
 	ATTACK_FLAGS=(-header "Authorization: Bearer $token")
-	local kind
-	for kind in search tags category aspect premium sort-newest sort-popular sort-rate sort-az; do
+	local kind kinds=(search tags category aspect premium sort-newest sort-popular sort-rate sort-az)
+	local reads="content_catalog_card_reads_total"
+	declare -A card_reads=()
+	for kind in "${kinds[@]}"; do
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
+		card_reads[$kind]="$(metric "$addr" "$reads")"
 		attack "templates-$kind" <"$OUT/targets-$kind.txt"
+		card_reads[$kind]="$(($(metric "$addr" "$reads") - ${card_reads[$kind]}))"
 	done
-	# Listings under writes: every kind of listing at once while a writer commits 20 catalog
-	# changes a second, each one applied in place by the index; then how long each change took
-	# from its commit to a listing showing it.
-	cat "$OUT"/targets-{search,tags,category,aspect,premium,sort-newest,sort-popular,sort-rate,sort-az}.txt | shuf >"$OUT/targets-mixed.txt"
-	"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
-		>"$OUT/writes.txt" 2>&1 &
-	local writer=$!
-	attack templates-under-writes <"$OUT/targets-mixed.txt"
-	wait "$writer" || die "writes: $(cat "$OUT/writes.txt")"
-	cat "$OUT/writes.txt"
+	# Listings under writes: each listing line again while a writer commits 20 catalog changes a
+	# second (e2e/cmd/benchcontent writes: use counts, templates leaving and entering), each one
+	# applied in place by the index; the writer measures how long each change took from its
+	# commit to a listing showing it.
+	for kind in "${kinds[@]}"; do
+		"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
+			-name "templates-$kind-under-writes" >"$OUT/writes-$kind.txt" 2>&1 &
+		local writer=$!
+		card_reads[$kind-w]="$(metric "$addr" "$reads")"
+		attack "templates-$kind-under-writes" <"$OUT/targets-$kind.txt"
+		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
+		card_reads[$kind-w]="$(($(metric "$addr" "$reads") - ${card_reads[$kind-w]}))"
+	done
+	under_writes "${kinds[@]}"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"
 	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"
@@ -264,6 +276,47 @@ bench_content() {
 	printf '%-40s %s s   %s MB/s   peak RSS %s MB (%s MB before)\n' "upload: complete-upload (assemble + MD5)" \
 		"$UPLOAD_COMPLETE_SECONDS" "$UPLOAD_MD5_MBPS" "$UPLOAD_PEAK_RSS_MB" "$UPLOAD_RSS_BEFORE_MB"
 	printf '%-40s %.2f s   %.0f MB/s\n' "md5sum of the same bytes" "$md5_seconds" "$(echo "$UPLOAD_SIZE / 1000000 / $md5_seconds" | bc -l)"
+}
+
+# metric ADDR NAME prints the value of the service's metric NAME (0 when absent).
+metric() { curl -fsS "http://$1/metrics" | awk -v name="$2" '$1 == name { v = $2 } END { printf "%d", v }'; }
+
+# line_of NAME prints an attack's throughput and p99 (ms) from its JSON report.
+line_of() {
+	awk '
+		match($0, /"throughput":[0-9.e+-]+/) { tp = substr($0, RSTART + 13, RLENGTH - 13) }
+		match($0, /"99th":[0-9]+/) { p99 = substr($0, RSTART + 7, RLENGTH - 7) }
+		END { printf "%f %f", tp, p99 / 1e6 }
+	' "$OUT/$1.json"
+}
+
+# under_writes KIND... prints, for each listing line, its share of the ceiling without and
+# under writes, their ratio and p99s, the freshness of the changes committed meanwhile, the
+# listing pages that read cards from Postgres (card_reads), and PASS or MISS for each goal:
+# share under writes at least 80 % of the share without, p99 under writes below twice the p99
+# without, freshness p99 below 1 s, and no card read from Postgres.
+under_writes() {
+	echo
+	echo "listings under writes (20 changes/s; goals: share >= 80 % of its own without writes, p99 < 2x its own, freshness p99 < 1 s, 0 card reads)"
+	printf '%-14s %8s %8s %6s %4s  %9s %9s %4s  %9s %9s %4s  %11s %4s\n' line share w-share ratio ok \
+		p99-ms w-p99-ms ok fresh-p50 fresh-p99 ok card-reads ok
+	local kind tp p99 wtp wp99 f50 f99 missed=0
+	for kind in "$@"; do
+		read -r tp p99 <<<"$(line_of "templates-$kind")"
+		read -r wtp wp99 <<<"$(line_of "templates-$kind-under-writes")"
+		read -r f50 f99 <<<"$(awk '{ for (i = 1; i < NF; i++) { if ($i == "p50") p50 = $(i + 1); if ($i == "p99") p99 = $(i + 1) } } END { printf "%s %s", p50 + 0, p99 + 0 }' "$OUT/writes-$kind.txt")"
+		awk -v k="$kind" -v c="$CEILING" -v tp="$tp" -v p99="$p99" -v wtp="$wtp" -v wp99="$wp99" -v f50="$f50" -v f99="$f99" \
+			-v reads="${card_reads[$kind]}/${card_reads[$kind-w]}" -v r0="${card_reads[$kind]}" -v r1="${card_reads[$kind-w]}" '
+			function verdict(ok) { if (!ok) missed = 1; return ok ? "PASS" : "MISS" }
+			BEGIN {
+				ratio = tp > 0 ? wtp / tp : 0
+				printf "%-14s %7.1f%% %7.1f%% %5.0f%% %4s  %9.2f %9.2f %4s  %9.2f %9.2f %4s  %11s %4s\n", k,
+					100 * tp / c, 100 * wtp / c, 100 * ratio, verdict(ratio >= 0.8), p99, wp99, verdict(wp99 < 2 * p99),
+					f50, f99, verdict(f99 > 0 && f99 < 1000), reads, verdict(r0 + r1 == 0)
+				exit missed
+			}' || missed=1
+	done
+	((missed == 0)) && echo "listings under writes: every goal met" || echo "listings under writes: goals missed (MISS above)"
 }
 
 bench_agentteam() {

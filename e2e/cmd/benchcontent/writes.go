@@ -19,9 +19,11 @@ import (
 // seenWithin bounds how long a change is looked for in the listing.
 const seenWithin = 5 * time.Second
 
-// writes commits -rate catalog changes a second for -duration, each one making a template the
-// most used (use_count above every other), and measures how long each takes from its commit
-// to its first GET /v1/templates?sort=popular showing it: the listing index's freshness.
+// writes commits -rate catalog changes a second for -duration: three of four make a template
+// the most used (use_count above every other), and it measures how long each takes from its
+// commit to its first GET /v1/templates?sort=popular showing it, the listing index's
+// freshness; every fourth takes a template out of the catalog (unpublished) or puts one back,
+// each of which shifts the index's orders. It prints one line named -name.
 func writes(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("writes", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the seeded bench database")
@@ -29,6 +31,7 @@ func writes(ctx context.Context, args []string) error {
 	token := fs.String("token", "", "bearer token")
 	rate := fs.Int("rate", 20, "changes a second")
 	duration := fs.Duration("duration", 10*time.Second, "how long to write")
+	name := fs.String("name", "listings-under-writes", "the printed line's name")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,8 +52,8 @@ func writes(ctx context.Context, args []string) error {
 	if err := db.WithContext(ctx).Raw(`SELECT coalesce(max(use_count), 0) FROM containers`).Scan(&top).Error; err != nil {
 		return fmt.Errorf("top use count: %w", err)
 	}
-	if len(ids) == 0 {
-		return errors.New("no template to change")
+	if len(ids) < 10 {
+		return fmt.Errorf("%d templates to change, fewer than 10", len(ids))
 	}
 	hc := &http.Client{Timeout: 5 * time.Second}
 	var (
@@ -62,13 +65,24 @@ func writes(ctx context.Context, args []string) error {
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*duration)
+	changes := 0
 	for i := 0; time.Now().Before(end); i++ {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
 		}
-		id, uses := ids[i%len(ids)], top+int64(i)+1
+		changes++
+		toggled := len(ids) / 10
+		id, uses := ids[i%(len(ids)-toggled)], top+int64(i)+1
+		if i%4 == 3 {
+			// The last tenth of the ids goes out and back in turn: out on the first round, in on the next.
+			out := ids[len(ids)-1-(i/4)%toggled]
+			if err := db.WithContext(ctx).Exec(`UPDATE containers SET is_published = NOT is_published WHERE id = ?`, out).Error; err != nil {
+				return fmt.Errorf("toggle %s: %w", out, err)
+			}
+			continue
+		}
 		if err := db.WithContext(ctx).Exec(`UPDATE containers SET use_count = ? WHERE id = ?`, uses, id).Error; err != nil {
 			return fmt.Errorf("change %s: %w", id, err)
 		}
@@ -92,8 +106,8 @@ func writes(ctx context.Context, args []string) error {
 	}
 	slices.Sort(took)
 	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-	fmt.Printf("%-26s commit to visible p50 %8.3f ms   p99 %8.3f ms   (%d changes at %d/s, %d not shown within %s)\n",
-		"listings-under-writes", ms(took[len(took)/2]), ms(took[len(took)*99/100]), len(took)+unseen, *rate, unseen, seenWithin)
+	fmt.Printf("%-40s commit to visible p50 %8.3f ms   p99 %8.3f ms   (%d measured of %d changes at %d/s, %d not shown within %s)\n",
+		*name, ms(took[len(took)/2]), ms(took[len(took)*99/100]), len(took)+unseen, changes, *rate, unseen, seenWithin)
 	return nil
 }
 

@@ -16,6 +16,10 @@
 //     (pruned past it, begun again, a truncation) or a failure while applying (a panic) reads
 //     the whole catalog again while the previous index keeps answering; the changes that
 //     arrive meanwhile are applied after it.
+//   - A batch applies all or none: the changes read in one pass are applied together, and one
+//     failing half way (a bug) undoes those applied before it, so the index answers as it was
+//     before the batch; an index that cannot be put back answers none (503, not ready) until
+//     read again (ADR 0165).
 //   - A process reads its own writes: a catalog write of this process returns once the index
 //     applied it (or after a bound wait), whatever the notification's delay.
 package cache
@@ -79,6 +83,7 @@ type Catalog struct {
 	templates prometheus.Gauge
 	applies   prometheus.Histogram
 	reloads   prometheus.Counter
+	cardReads prometheus.Counter
 
 	mu sync.RWMutex // guards ix and everything it holds
 	ix *index
@@ -116,8 +121,12 @@ func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg
 			Name: "content_catalog_index_reloads_total",
 			Help: "Reads of the whole catalog into the listing index (the first one included).",
 		}),
+		cardReads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "content_catalog_card_reads_total",
+			Help: "Listing pages that read cards from Postgres (templates past the index's kept cards): a listing's only query.",
+		}),
 	}
-	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads} {
+	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads, c.cardReads} {
 		if err := reg.Register(m); err != nil {
 			return nil, err
 		}
@@ -238,6 +247,7 @@ func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]ca
 	if len(ids) == 0 {
 		return cards, total, nil
 	}
+	c.cardReads.Inc()
 	read, err := c.src.TemplateCards(ctx, ids)
 	if err != nil {
 		return nil, 0, err

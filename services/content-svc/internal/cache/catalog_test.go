@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/testkit"
@@ -26,12 +28,15 @@ const notified = 2 * time.Second
 
 // lister counts the catalog's whole reads; panics, while above zero, makes that many reads of
 // changes panic as their first row arrives; gate, when set, holds every whole read but the
-// first until it is closed.
+// first until it is closed; middle, when set, hands on the changed templates whose name has it
+// in the middle of their batch, and batch tells how many templates the last batch had.
 type lister struct {
 	*store.Catalog
 	reads  atomic.Int32
 	panics atomic.Int32
 	gate   chan struct{}
+	middle string
+	batch  atomic.Int32
 }
 
 func (l *lister) Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
@@ -46,12 +51,26 @@ func (l *lister) Listing(ctx context.Context, max int, v func(catalog.ListingRow
 }
 
 func (l *lister) ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error) {
-	return l.Catalog.ListingChanges(ctx, since, func(r catalog.ListingRow) error {
+	var rows, middle []catalog.ListingRow
+	at, err := l.Catalog.ListingChanges(ctx, since, func(r catalog.ListingRow) error {
 		if l.panics.Add(-1) >= 0 {
 			panic("a bug in the index")
 		}
-		return v(r)
+		if l.middle != "" && strings.Contains(r.Name, l.middle) {
+			middle = append(middle, r)
+		} else {
+			rows = append(rows, r)
+		}
+		return nil
 	})
+	rows = slices.Insert(rows, len(rows)/2, middle...)
+	l.batch.Store(int32(len(rows))) // #nosec G115 -- a few rows
+	for _, r := range rows {
+		if err := v(r); err != nil {
+			return at, err
+		}
+	}
+	return at, err
 }
 
 // logs collects what an index logs.
@@ -79,14 +98,15 @@ type process struct {
 	c    *cache.Catalog
 	list *lister
 	logs *logs
+	reg  *prometheus.Registry
 }
 
 // newProcess returns a process's catalog with opts, not yet running.
 func newProcess(opts cache.Options) *process {
 	GinkgoHelper()
-	p := &process{list: &lister{Catalog: store.NewCatalog(db)}, logs: &logs{}}
+	p := &process{list: &lister{Catalog: store.NewCatalog(db)}, logs: &logs{}, reg: prometheus.NewRegistry()}
 	var err error
-	p.c, err = cache.NewCatalog(store.NewCatalog(db), p.list, opts, slog.New(slog.NewTextHandler(p.logs, nil)), prometheus.NewRegistry())
+	p.c, err = cache.NewCatalog(store.NewCatalog(db), p.list, opts, slog.New(slog.NewTextHandler(p.logs, nil)), p.reg)
 	Expect(err).NotTo(HaveOccurred())
 	return p
 }
@@ -101,6 +121,20 @@ func (p *process) run(listening bool) {
 		testkit.RunUntilCleanup(l.Run)
 	}
 	Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(10 * time.Second).Should(Succeed())
+}
+
+// counter answers the value of the process's counter name.
+func (p *process) counter(name string) float64 {
+	GinkgoHelper()
+	families, err := p.reg.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, f := range families {
+		if f.GetName() == name {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	Fail("no counter " + name)
+	return 0
 }
 
 // page answers q's page and total from c as "<total>:<has more>:<cards>".
@@ -149,6 +183,19 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog larger than its bound: not ready\""))
 		_, _, err := p.c.Templates(context.Background(), every)
 		Expect(err).To(HaveOccurred())
+	})
+
+	It("counts the listing pages that read cards from Postgres, a listing's only query", func() {
+		p := newProcess(cache.Options{MaxTemplates: 1000, Cards: 10, Poll: time.Hour})
+		p.run(false)
+		top := catalog.TemplateQuery{Sort: catalog.SortPopular, Page: 1, PageSize: 5}
+		search := catalog.TemplateQuery{Words: []string{"wed"}, TagIDs: []string{"00000000-0000-4000-9000-000000000002"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 5}
+		Expect(page(p.c, top)).To(Equal(oracle(top)))
+		Expect(p.counter("content_catalog_card_reads_total")).To(BeZero(), "the ten most used keep their cards")
+		Expect(page(p.c, search)).To(Equal(oracle(search)))
+		deep := catalog.TemplateQuery{Sort: catalog.SortPopular, Page: 10, PageSize: 5}
+		Expect(page(p.c, deep)).To(Equal(oracle(deep)))
+		Expect(p.counter("content_catalog_card_reads_total")).To(BeNumerically(">=", 1))
 	})
 
 	It("shows a write of its own process when the write returns", func() {
@@ -241,7 +288,7 @@ var _ = Describe("the catalog's read model", func() {
 		Eventually(func() string { return page(p.c, every) }).WithTimeout(5 * time.Second).Should(Equal(oracle(every)))
 	})
 
-	It("keeps answering from its last good index when applying a change panics, logs it and reads the catalog again", func() {
+	It("keeps answering from its last good index when reading changes panics, logs it and reads the catalog again", func() {
 		p := newProcess(index)
 		p.list.gate = make(chan struct{})
 		p.run(true)
@@ -256,6 +303,70 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(page(p.c, every)).NotTo(Equal(before))
 		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
 		Expect(p.logs.String()).To(ContainSubstring("a bug in the index"))
+	})
+
+	It("answers no listing and is not ready when a failed batch cannot be undone, until the catalog is read again", func() {
+		p := newProcess(index)
+		p.list.gate = make(chan struct{})
+		p.run(false)
+		var id string
+		Expect(db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 1`).Scan(&id).Error).To(Succeed())
+		cache.LoseLabel(p.c, id)
+		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 1 WHERE id = ?`, id).Error).To(Succeed())
+		p.c.Sync(context.Background())
+		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Expect(p.c.Ready(context.Background())).To(MatchError(ContainSubstring("could not be put back")))
+		_, _, err := p.c.Templates(context.Background(), every)
+		e, ok := apperr.As(err)
+		Expect(ok).To(BeTrue())
+		Expect(e.Kind).To(Equal(apperr.Unavailable))
+		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
+		close(p.list.gate)
+		Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(notified).Should(Succeed())
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
+	})
+
+	It("undoes a batch whose change in the middle panics half applied, keeps answering as before it, logs it and reads the catalog again", func() {
+		p := newProcess(index)
+		p.list.gate = make(chan struct{})
+		p.list.middle = "Quokka"
+		p.run(false) // no notification and no poll: Sync alone makes it read the log
+		queries := []catalog.TemplateQuery{every,
+			{Sort: catalog.SortPopular, Page: 1, PageSize: 20},
+			{Sort: catalog.SortAZ, Page: 2, PageSize: 20},
+			{Sort: catalog.SortRate, Page: 1, PageSize: 20, TagIDs: []string{"00000000-0000-4000-9000-000000000002"}},
+			{Sort: catalog.SortNewest, Page: 1, PageSize: 20, IsPremium: ptr(true)}}
+		before := make([]string, len(queries))
+		for i, q := range queries {
+			before[i] = page(p.c, q)
+		}
+		cache.BreakNewWords(p.c)
+		Expect(db.Transaction(func(tx *gorm.DB) error {
+			for _, stmt := range []string{
+				`UPDATE containers SET use_count = 500 + (random() * 100)::int WHERE id IN (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 4)`,
+				`UPDATE containers SET name = 'Quokka party', is_premium = true WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id DESC LIMIT 1)`,
+				`UPDATE containers SET deleted_at = now() WHERE id IN (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id DESC OFFSET 1 LIMIT 3)`,
+			} {
+				if err := tx.Exec(stmt).Error; err != nil {
+					return err
+				}
+			}
+			return nil
+		})).To(Succeed())
+		p.c.Sync(context.Background())
+		Expect(p.list.batch.Load()).To(BeEquivalentTo(8), "four changed, one renamed (in the middle), three deleted")
+		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		for i, q := range queries {
+			Expect(page(p.c, q)).To(Equal(before[i]), "the index as before the batch answers while the catalog is read again: %+v", q)
+		}
+		Expect(p.c.Ready(context.Background())).To(Succeed())
+		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
+		Expect(p.logs.String()).To(ContainSubstring("applying catalog changes failed (8 changes"))
+		close(p.list.gate)
+		for _, q := range append(queries, catalog.TemplateQuery{Words: []string{"quok"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 5}) {
+			Eventually(func() string { return page(p.c, q) }).WithTimeout(notified).Should(Equal(oracle(q)))
+		}
+		Expect(page(p.c, queries[1])).NotTo(Equal(before[1]))
 	})
 
 })

@@ -48,6 +48,60 @@ func benchmarkApply(b *testing.B, n int) {
 	}
 }
 
+// benchmarkEnterLeave measures a template leaving an index of n templates and another
+// entering it: each shifts the four orders (go test -run XXX -bench EnterLeave).
+func benchmarkEnterLeave(b *testing.B, n int) {
+	r := rand.New(rand.NewPCG(3, 4)) // #nosec G404 -- test data
+	ix := newIndex(100_000, 1)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = uuid.NewString()
+		if err := ix.apply(syntheticRow(r, ids[i])); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix.finish()
+	for b.Loop() {
+		i := r.IntN(n)
+		if err := ix.apply(catalog.ListingRow{ID: ids[i]}); err != nil {
+			b.Fatal(err)
+		}
+		ids[i] = uuid.NewString()
+		if err := ix.apply(syntheticRow(r, ids[i])); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchmarkUseCounted measures making one template after another the most used in an index of
+// n templates, as the bench's writer does: every change moves a template to the front of the
+// popular order, where the labels run out first.
+func benchmarkUseCounted(b *testing.B, n int) {
+	r := rand.New(rand.NewPCG(5, 6)) // #nosec G404 -- test data
+	ix := newIndex(100_000, 1)
+	rows := make([]catalog.ListingRow, n)
+	for i := range rows {
+		rows[i] = syntheticRow(r, uuid.NewString())
+		if err := ix.apply(rows[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix.finish()
+	top := int64(1000)
+	for b.Loop() {
+		row := &rows[r.IntN(n)]
+		top++
+		row.UseCount = top
+		if err := ix.apply(*row); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUseCountedMillion(b *testing.B) { benchmarkUseCounted(b, 1_000_000) }
+
 func BenchmarkApply100k(b *testing.B) { benchmarkApply(b, 100_000) }
 
 func BenchmarkApplyMillion(b *testing.B) { benchmarkApply(b, 1_000_000) }
+
+func BenchmarkEnterLeaveMillion(b *testing.B) { benchmarkEnterLeave(b, 1_000_000) }

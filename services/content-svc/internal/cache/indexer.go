@@ -55,6 +55,9 @@ func (c *Catalog) pass(ctx context.Context) {
 // errPanicked marks a read or an apply that panicked: a bug, not a database failure.
 var errPanicked = errors.New("cache: the catalog index panicked")
 
+// errApply marks a batch of changes the index failed to apply (and undid): a bug too.
+var errApply = errors.New("cache: applying catalog changes failed")
+
 // safely runs f, making a panic an error: a bug in the index must cost it a reload, not the
 // process its life.
 func safely(f func() error) (err error) {
@@ -136,18 +139,21 @@ func (c *Catalog) catchUp(ctx context.Context) error {
 		return nil
 	}
 	c.mu.Lock()
-	err = safely(func() error {
-		for _, r := range rows {
-			if err := c.ix.apply(r); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	c.ix.at = at
-	n := c.ix.n
+	ix := c.ix
+	if err = ix.applyAll(rows); err == nil {
+		ix.at = at
+	} else if errors.Is(err, errBroken) {
+		c.ix = nil // answering from it could show a half-applied batch; 503 until read again
+	}
+	n := ix.n
 	c.mu.Unlock()
 	if err != nil {
+		err = fmt.Errorf("%w (%d changes since version %d): %w", errApply, len(rows), since.N, err)
+		if errors.Is(err, errBroken) {
+			c.state.Lock()
+			c.notReady = err
+			c.state.Unlock()
+		}
 		c.failed(err)
 		return err
 	}
@@ -165,10 +171,12 @@ func (c *Catalog) catchUp(ctx context.Context) error {
 	return nil
 }
 
-// failed logs a read or an apply that failed; a panic (a bug) is logged at error level and
-// makes the next pass read the whole catalog, the index answering as it is meanwhile.
+// failed logs a read or an apply that failed; a panic or a batch that failed to apply (a bug)
+// is logged at error level and makes the next pass read the whole catalog, the index answering
+// as it was before the batch meanwhile (or, when it could not be put back, none: readiness
+// fails until the read).
 func (c *Catalog) failed(err error) {
-	if errors.Is(err, errPanicked) {
+	if errors.Is(err, errPanicked) || errors.Is(err, errApply) {
 		c.state.Lock()
 		c.reload = true
 		c.state.Unlock()

@@ -1,0 +1,23 @@
+package cache
+
+import (
+	"math"
+
+	"github.com/google/uuid"
+)
+
+// BreakNewWords makes c's index panic on the next new search word a change brings, half way
+// through applying it, as a bug would; a search would panic too until the index is read again.
+func BreakNewWords(c *Catalog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ix.byText[len(c.ix.byText)/2] = math.MaxInt32
+}
+
+// LoseLabel makes c's index lose template id's place in an order, as a bug would: the next
+// change of the template panics, and so does putting it back.
+func LoseLabel(c *Catalog, id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ix.ranks[orderNewest][c.ix.slot[uuid.MustParse(id)]] = math.MaxInt32
+}
