@@ -174,7 +174,7 @@ func (r *Ring) SealingID() string { return r.keys[0].id }
 // Seal encrypts plain bound to aad under the ring's first key.
 func (r *Ring) Seal(plain, aad []byte) ([]byte, error) {
 	k := r.keys[0]
-	header := append(append(bytes.Clone(magic), byte(len(k.id))), k.id...)
+	header := append(append(bytes.Clone(magic), byte(len(k.id))), k.id...) // #nosec G115 -- ids are at most maxIDLen (32) bytes (validID)
 	nonce := make([]byte, k.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("crypt: nonce: %w", err)
