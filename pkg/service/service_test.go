@@ -167,3 +167,17 @@ var _ = Describe("the injected clock and ids", func() {
 		Expect(a < b).To(BeTrue())
 	})
 })
+
+var _ = Describe("Sleep", func() {
+	It("returns nil once the duration has passed", func(ctx SpecContext) {
+		start := time.Now()
+		Expect(service.Sleep(ctx, 20*time.Millisecond)).To(Succeed())
+		Expect(time.Since(start)).To(BeNumerically(">=", 20*time.Millisecond))
+	})
+
+	It("returns the context's error as soon as it is done", func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		Expect(service.Sleep(ctx, time.Hour)).To(MatchError(context.Canceled))
+	})
+})

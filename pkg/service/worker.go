@@ -59,3 +59,15 @@ func Every(ctx context.Context, interval time.Duration, fn func(ctx context.Cont
 		}
 	}
 }
+
+// Sleep waits for d, or until ctx is done and then returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
 )
 
@@ -116,7 +117,7 @@ func (w *Worker) complete(ctx context.Context, conns []connection.OpenedModel, m
 				break
 			}
 			w.log.WarnContext(ctx, "model call failed; retrying", "connection_id", conn.ID, "retry", n+1, "reason", reasonOf(err))
-			if err := sleep(ctx, w.cfg.Retry.backoff(n)); err != nil {
+			if err := service.Sleep(ctx, w.cfg.Retry.backoff(n)); err != nil {
 				return answered{}, err
 			}
 		}
@@ -129,15 +130,4 @@ func (w *Worker) complete(ctx context.Context, conns []connection.OpenedModel, m
 		last = errors.New("no model connection")
 	}
 	return answered{}, last
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/check"
+	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/identity-svc/internal/actor"
 )
 
@@ -127,16 +128,8 @@ func (s *Service) waitForCutoff(ctx context.Context, id, status string) error {
 	if t.TokensNotBefore == nil {
 		return nil
 	}
-	wait := t.TokensNotBefore.Sub(s.now())
-	if wait <= 0 {
-		return nil
+	if wait := t.TokensNotBefore.Sub(s.now()); wait > 0 {
+		return service.Sleep(ctx, wait)
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
+	return nil
 }
