@@ -97,6 +97,34 @@ func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 	})
 }
 
+// Park records r AwaitingApproval with its job Parked (no lease: neither claimable nor swept),
+// in one transaction, if l still holds the run's job and a tool call of the run still waits for
+// a person. It returns runner.ErrNoneWaiting, changing nothing, when every waiting call was
+// decided meanwhile, and jobs.ErrLeaseLost when l no longer holds the job.
+func (s *RunWork) Park(ctx context.Context, l jobs.Lease, r run.Run) error {
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := lockRun(tx, r.ID); err != nil {
+			return err
+		}
+		var waiting int64
+		if err := tx.Model(&stepModel{}).Where("run_id = ? AND status = ?", r.ID, run.CallAwaitingApproval).Count(&waiting).Error; err != nil {
+			return pgdb.Translate(err, "run step")
+		}
+		if waiting == 0 {
+			return runner.ErrNoneWaiting
+		}
+		if err := runJobs.Finish(ctx, tx, l, string(run.JobParked), nil); err != nil {
+			return err
+		}
+		r.Status, r.UpdatedAt = run.AwaitingApproval, time.Now().UTC()
+		m, err := toRunModel(r)
+		if err != nil {
+			return err
+		}
+		return pgdb.Translate(tx.Save(&m).Error, "agent run")
+	})
+}
+
 // Requeue gives a new wake-up to up to limit runs whose job's lease lapsed (its worker died)
 // or whose job waited untouched since staleBefore (its wake-up was lost); it returns how many.
 func (s *RunWork) Requeue(ctx context.Context, staleBefore time.Time, limit int) (int, error) {
