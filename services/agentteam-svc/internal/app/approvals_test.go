@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient/mcptest"
 )
 
@@ -186,6 +187,23 @@ var _ = Describe("tool calls waiting for a person", func() {
 		Expect(client.Do("GET", "/api/assembler/approvals?organizationId="+c.OrgID, c.Stranger.Token, nil).Status).To(Equal(http.StatusForbidden))
 		Expect(client.Do("GET", "/api/assembler/approvals", c.Member.Token, nil).Status).To(Equal(http.StatusBadRequest))
 		Expect(client.Do("POST", "/api/assembler/runs/"+foreign+"/tool-calls/call-0-0/approve", c.Owner.Token, nil).Status).To(Equal(http.StatusForbidden))
+	})
+
+	It("ends a waiting call Rejected, off the approvals list, when a limit ends its run first", func() {
+		startWorkerWith(func(cfg *config.Config) { cfg.Runs.MaxToolCalls = 2 })
+		model := toolModel("never", []stubCall{
+			{Name: mcptest.DeletePage, Arguments: `{}`}, {Name: mcptest.ReadPage, Arguments: `{}`}, {Name: mcptest.PostComment, Arguments: `{}`},
+		})
+		t := seedTeam(c, agentSpec{Primary: newConnection(c, model.URL+"/v1", "sk-tool-key-5511"), MCPServers: []string{mcpID}, Autonomy: "Act"})
+		id := t.enqueue()
+		Eventually(runStatus(id)).WithTimeout(30 * time.Second).Should(Equal("Failed"))
+		Expect(readRun(id).ErrorCode).To(Equal("tool_call_limit"))
+		Expect(stepStatuses(id)).To(Equal([]string{"Rejected", "Succeeded"}))
+		Expect(server.Calls()).To(Equal([]mcptest.Call{{Tool: mcptest.ReadPage, Arguments: map[string]any{}}}))
+		var page approvalPage
+		ok("GET", "/api/assembler/approvals?organizationId="+c.OrgID, c.Member.Token, nil, &page)
+		Expect(page.Data).To(BeEmpty())
+		Expect(client.Do("POST", "/api/assembler/runs/"+id+"/tool-calls/call-0-0/approve", c.Member.Token, nil).Status).To(Equal(http.StatusConflict))
 	})
 
 	It("cancels a run while it waits: its waiting calls end Rejected, never made, and can no longer be decided", func() {

@@ -181,19 +181,28 @@ func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (aud
 		if err != nil {
 			return pgdb.Translate(err, "job")
 		}
-		err = tx.Model(&stepModel{}).Where("run_id = ? AND status IN ?", id, []string{run.CallAwaitingApproval, run.CallApproved}).
-			Updates(map[string]any{"status": run.CallRejected, "result": CancelledCall}).Error
-		if err != nil {
-			return pgdb.Translate(err, "run step")
+		if err := endWaitingCalls(tx, id, CancelledCall); err != nil {
+			return err
 		}
 		return writeAudit(tx, e)
 	})
 	return out, err
 }
 
-// CancelledCall is the result of a tool call that was waiting for a person (or approved but not
-// yet made) when its run was cancelled.
-const CancelledCall = "The call was not made: the run was cancelled before it was."
+// Results of the tool calls still waiting for a person (or approved but not yet made) when their
+// run was cancelled or ended.
+const (
+	CancelledCall = "The call was not made: the run was cancelled before it was."
+	EndedCall     = "The call was not made: the run ended before it was."
+)
+
+// endWaitingCalls records, inside tx, the run's calls that wait for a person or were approved
+// but not made as Rejected with result: nobody can decide or make them any more.
+func endWaitingCalls(tx *gorm.DB, runID, result string) error {
+	err := tx.Model(&stepModel{}).Where("run_id = ? AND status IN ?", runID, []string{run.CallAwaitingApproval, run.CallApproved}).
+		Updates(map[string]any{"status": run.CallRejected, "result": result}).Error
+	return pgdb.Translate(err, "run step")
+}
 
 // enqueueAttempts bounds how often enqueueRun retries when the active run it collided with
 // finished before it could be read.

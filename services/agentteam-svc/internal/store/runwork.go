@@ -72,7 +72,8 @@ func (s *RunWork) Release(ctx context.Context, l jobs.Lease) error {
 
 // Finish records the end of r (Completed, or Failed with its reason) with its job (Done or
 // Failed), its event and audit entry, in one transaction, if l still holds the run's job (so
-// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost.
+// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost. A call of
+// the run still waiting for a person (a limit ended the run meanwhile) ends Rejected.
 func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 	status, lastError := run.JobDone, ""
 	if r.Status != run.Completed {
@@ -92,6 +93,9 @@ func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 		}
 		if err := tx.Save(&m).Error; err != nil {
 			return pgdb.Translate(err, "agent run")
+		}
+		if err := endWaitingCalls(tx, r.ID, EndedCall); err != nil {
+			return err
 		}
 		return s.ended(ctx, tx, r)
 	})
