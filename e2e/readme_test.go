@@ -117,7 +117,9 @@ var _ = Describe("the README", func() {
 		out := string(session.Out.Contents())
 		for _, want := range []string{`"Summer promo"`, `"status": "Ready"`, `"email_verified":true`,
 			`"verified":true`, `"token_type":"Bearer"`, `"valid":true`, `"succeeded":true`,
-			"source image matches", "<svg", `"status":"Completed","output":"QA review: export works in every format."`} {
+			"source image matches", "<svg", `"status":"Completed","output":"QA review: export works in every format."`,
+			`{"tool":"delete_page","risk":"High","arguments":"{\"page\":\"draft\"}"}`, `{"status":"Queued"}`,
+			`{"kind":"ToolCall","toolName":"delete_page","status":"Succeeded"}`} {
 			Expect(out).To(ContainSubstring(want))
 		}
 		// The AEP file downloaded through the presigned URLs of the project and of its editor

@@ -84,10 +84,22 @@ func (t Table) Finish(ctx context.Context, tx *gorm.DB, l jobs.Lease, status str
 	return t.change(ctx, tx, l, cols)
 }
 
+// Holds is an SQL condition true while l holds its job, with its arguments, for a statement
+// that writes the job's related rows only under the lease (an INSERT ... SELECT ... WHERE or an
+// UPDATE ... WHERE): the statement and the lease's end are one atomic check.
+func (t Table) Holds(l jobs.Lease) (string, []any) {
+	return `EXISTS (SELECT 1 FROM ` + t.Name + ` WHERE ` + t.held() + `)`, []any{l.ID, l.Owner, l.Attempt, t.Leased}
+}
+
+// held is the condition on a job's row that l, given as its id, owner, attempt and the leased
+// state, holds it.
+func (t Table) held() string {
+	return t.Key + " = ? AND lease_owner = ? AND " + t.Attempts + " = ? AND status = ?"
+}
+
 // change sets cols on the job if l still holds it.
 func (t Table) change(ctx context.Context, db *gorm.DB, l jobs.Lease, cols map[string]any) error {
-	res := db.WithContext(ctx).Table(t.Name).Where(t.Key+" = ? AND lease_owner = ? AND "+t.Attempts+" = ? AND status = ?",
-		l.ID, l.Owner, l.Attempt, t.Leased).Updates(cols)
+	res := db.WithContext(ctx).Table(t.Name).Where(t.held(), l.ID, l.Owner, l.Attempt, t.Leased).Updates(cols)
 	if res.Error != nil {
 		return pgdb.Translate(res.Error, "job")
 	}

@@ -152,7 +152,8 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	team := a.newMemory(cfg, checker, log)
+	runs := store.NewRuns(a.db, writer)
+	team := a.newMemory(cfg, checker, log, runs)
 	if cfg.Runs.WorkerConcurrency > 0 {
 		a.workers = append(a.workers, runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, team, skills)...)
 	}
@@ -160,7 +161,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		httpx.Area{Policies: httpapi.Policies(), Mount: httpapi.Handler{}.Mount},
 		httpx.Area{Policies: orgapi.Policies(verifier), Mount: orgapi.NewHandler(org.NewService(orgs, checker, service.NewID, service.Now), service.Now).Mount},
 		httpx.Area{Policies: boardapi.Policies(verifier), Mount: boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, service.NewID, service.Now)).Mount},
-		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(store.NewRuns(a.db, writer), seatStore, boardStore, checker, service.NewID, service.Now)).Mount},
+		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(runs, seatStore, boardStore, checker, service.NewID, service.Now), team).Mount},
 		httpx.Area{Policies: skillapi.Policies(verifier), Mount: skillapi.NewHandler(skills, syncer).Mount},
 		httpx.Area{Policies: memoryapi.Policies(verifier), Mount: memoryapi.NewHandler(team).Mount},
 		httpx.Area{Policies: connapi.Policies(verifier), Mount: connapi.NewHandler(conns).Mount},

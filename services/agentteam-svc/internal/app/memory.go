@@ -5,9 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/motionstudio/platform/pkg/outbound"
-	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/service"
-	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/bus"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
@@ -29,14 +27,16 @@ func newEmbedder(cfg config.Config) embed.Embedder {
 	}, client.HTTPClient())
 }
 
-// newMemory builds team memory with its in-memory index, and adds to a's workers the listener
-// of the change notices that keep the replicas' indexes current.
-func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Logger) *memory.Service {
+// newMemory builds team memory with its in-memory index (runs records decisions on tool calls
+// and wakes the runs they resume), and adds to a's workers the listener of the change notices
+// that keep the replicas' indexes current.
+func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Logger, runs *store.Runs) *memory.Service {
 	st := store.NewMemory(a.db)
 	notices := bus.NewMemoryNotices(a.bus, log)
 	svc := memory.NewService(memory.Deps{
 		Store:     st,
-		Runs:      store.NewRuns(a.db, outbox.NewWriter(events.SourceAgentteam)),
+		Runs:      runs,
+		Calls:     runs,
 		Analytics: st,
 		Access:    checker,
 		Embedder:  newEmbedder(cfg),

@@ -145,7 +145,7 @@ var _ = Describe("agent runs", func() {
 
 		again := client.Do("POST", "/api/assembler/runs/"+r.ID+"/cancel", w.Member.Token, nil)
 		Expect(again.Status).To(Equal(http.StatusConflict))
-		Expect(string(again.Body)).To(Equal("The run has already finished (Cancelled); only a Queued or Running run can be cancelled."))
+		Expect(string(again.Body)).To(Equal("The run has already finished (Cancelled); only a Queued, Running or AwaitingApproval run can be cancelled."))
 	})
 
 	It("holds the capability matrix, checking WorkTasks on the seat's team", func() {

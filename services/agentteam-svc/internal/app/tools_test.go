@@ -190,7 +190,7 @@ var _ = Describe("an agent that calls tools", func() {
 })
 
 var _ = Describe("an agent's autonomy against its tools' risks", func() {
-	DescribeTable("makes the calls its autonomy covers and tells the model the others were not made",
+	DescribeTable("makes the calls its autonomy covers and waits for a person on the others",
 		func(autonomy string, made ...string) {
 			startWorker()
 			c := newCrew()
@@ -202,6 +202,29 @@ var _ = Describe("an agent's autonomy against its tools' risks", func() {
 			})
 			t := seedTeam(c, agentSpec{Primary: newConnection(c, model.URL+"/v1", "sk-tool-key-5511"), MCPServers: []string{mcp}, Autonomy: autonomy})
 			id := t.enqueue()
+			risks := map[string]string{mcptest.ReadPage: "Low", mcptest.PostComment: "Medium", mcptest.DeletePage: "High"}
+			var waiting []string
+			for i, name := range []string{mcptest.ReadPage, mcptest.PostComment, mcptest.DeletePage} {
+				if !slices.Contains(made, name) {
+					waiting = append(waiting, fmt.Sprintf("call-0-%d %s %s", i, name, risks[name]))
+				}
+			}
+			if len(waiting) > 0 {
+				Eventually(runStatus(id)).WithTimeout(30 * time.Second).Should(Equal("AwaitingApproval"))
+				Expect(readRun(id).JobStatus).To(Equal("Parked"))
+				Expect(model.calls()).To(HaveLen(1))
+				var page approvalPage
+				ok("GET", "/api/assembler/approvals?organizationId="+c.OrgID, c.Member.Token, nil, &page)
+				var listed []string
+				for _, a := range page.Data {
+					Expect(a.RunID).To(Equal(id))
+					listed = append(listed, a.CallID+" "+a.Tool+" "+a.Risk)
+				}
+				Expect(listed).To(Equal(waiting))
+				for _, a := range page.Data {
+					ok("POST", "/api/assembler/runs/"+id+"/tool-calls/"+a.CallID+"/reject", c.Member.Token, map[string]any{"note": "not today"}, nil)
+				}
+			}
 			Eventually(runStatus(id)).WithTimeout(30 * time.Second).Should(Equal("Completed"))
 
 			tools := []string{}
@@ -216,13 +239,13 @@ var _ = Describe("an agent's autonomy against its tools' risks", func() {
 					Expect(result).To(ContainSubstring(name + " done"))
 				} else {
 					Expect(result).To(ContainSubstring("(Rejected;"))
-					Expect(result).To(ContainSubstring("without a person's approval"))
+					Expect(result).To(ContainSubstring("The call was not made: a person rejected it. Their note: \"not today\""))
 				}
 			}
 		},
 		Entry("Autonomous: Low, Medium and High", "Autonomous", mcptest.ReadPage, mcptest.PostComment, mcptest.DeletePage),
-		Entry("Act: Low and Medium", "act", mcptest.ReadPage, mcptest.PostComment),
-		Entry("Suggest: none", "Suggest"),
-		Entry("an agent stored without autonomy: none", ""),
+		Entry("Act: Low and Medium; High waits", "act", mcptest.ReadPage, mcptest.PostComment),
+		Entry("Suggest: none; every call waits", "Suggest"),
+		Entry("an agent stored without autonomy: none; every call waits", ""),
 	)
 })

@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"github.com/labstack/echo/v4"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for PingModule.
@@ -54,6 +55,12 @@ type PingModule string
 
 // PingStatus defines model for Ping.Status.
 type PingStatus string
+
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {

@@ -1,7 +1,9 @@
 // Package memory is a team's memory: notes, approvals and corrections of agent output, each
 // embedded into a vector so a search (or a run's prompt assembly) finds the entries most like a
 // query. Approving a completed run stores its output as an Approval, or the edited text as a
-// Correction with the edit distance; analytics summarise those reviews per agent.
+// Correction with the edit distance; analytics summarise those reviews per agent. A person's
+// decision on a tool call that waits for one is remembered too (an Approval or a Correction
+// naming the call and the note, tied to no run, so analytics do not count it as a review).
 package memory
 
 import (
@@ -96,6 +98,7 @@ type Notifier interface {
 type Service struct {
 	store     Store
 	runs      Runs
+	calls     Calls
 	analytics AnalyticsStore
 	access    *access.Checker
 	embedder  embed.Embedder
@@ -109,6 +112,8 @@ type Service struct {
 type Deps struct {
 	Store Store
 	Runs  Runs
+	// Calls records decisions on tool calls waiting for a person.
+	Calls Calls
 	// Analytics computes governance figures.
 	Analytics AnalyticsStore
 	Access    *access.Checker
@@ -121,7 +126,7 @@ type Deps struct {
 
 // NewService returns a Service.
 func NewService(d Deps) *Service {
-	return &Service{store: d.Store, runs: d.Runs, analytics: d.Analytics, access: d.Access, embedder: d.Embedder, index: d.Index,
+	return &Service{store: d.Store, runs: d.Runs, calls: d.Calls, analytics: d.Analytics, access: d.Access, embedder: d.Embedder, index: d.Index,
 		notifier: d.Notifier, newID: d.NewID, now: d.Now}
 }
 

@@ -1,6 +1,7 @@
 // Package run holds agent runs and the jobs that carry them to a worker: a run is queued with
-// its job in one transaction, a worker claims the job with a lease, and the run ends Completed,
-// Failed or Cancelled.
+// its job in one transaction, a worker claims the job with a lease, a run whose tool call needs a
+// person waits AwaitingApproval with its job parked, and the run ends Completed, Failed or
+// Cancelled.
 package run
 
 import (
@@ -19,10 +20,16 @@ const (
 	Completed Status = "Completed"
 	Failed    Status = "Failed"
 	Cancelled Status = "Cancelled"
+	// AwaitingApproval is a run paused until a person decides its waiting tool calls; its job
+	// is parked: no worker, lease or slot holds it.
+	AwaitingApproval Status = "AwaitingApproval"
 )
 
-// Active reports whether the run may still change (Queued or Running).
-func (s Status) Active() bool { return s == Queued || s == Running }
+// Active reports whether the run may still change (Queued, Running or AwaitingApproval).
+func (s Status) Active() bool { return s == Queued || s == Running || s == AwaitingApproval }
+
+// ActiveStatuses are the statuses Active accepts, for queries.
+var ActiveStatuses = []string{string(Queued), string(Running), string(AwaitingApproval)}
 
 // SkippedServer is an MCP server a run could not use, and why.
 type SkippedServer struct {
@@ -33,20 +40,23 @@ type SkippedServer struct {
 
 // Run is one execution of an AI seat's agent on a work item.
 type Run struct {
-	ID                string
-	OrganizationID    string
-	TeamID            string
-	SeatID            string
-	WorkItemID        string
-	AgentID           *string
-	Status            Status
-	ActionType        string
-	ActionRisk        string
-	Prompt            string
-	Output            string
-	Error             string
-	ErrorCode         string
-	Attempts          int
+	ID             string
+	OrganizationID string
+	TeamID         string
+	SeatID         string
+	WorkItemID     string
+	AgentID        *string
+	Status         Status
+	ActionType     string
+	ActionRisk     string
+	Prompt         string
+	Output         string
+	Error          string
+	ErrorCode      string
+	Attempts       int
+	// Resumes counts the claims that followed a person's decision on its tool calls; they are
+	// not retries, so they do not count against the attempt limit.
+	Resumes           int
 	ConnectionID      *string
 	PromptTokens      int
 	CompletionTokens  int
@@ -64,8 +74,11 @@ type JobStatus string
 const (
 	JobPending    JobStatus = "Pending"
 	JobProcessing JobStatus = "Processing"
-	JobDone       JobStatus = "Done"
-	JobFailed     JobStatus = "Failed"
+	// JobParked is the job of a run AwaitingApproval: neither claimable nor swept until a
+	// decision puts it back Pending.
+	JobParked JobStatus = "Parked"
+	JobDone   JobStatus = "Done"
+	JobFailed JobStatus = "Failed"
 )
 
 // JobKindAgentRun is the kind of the job that carries a run.
@@ -73,6 +86,20 @@ const JobKindAgentRun = "agent.run"
 
 // NotFound is the 404 for an unknown run.
 func NotFound() error { return apperr.E(apperr.NotFound, "run_not_found", "Run not found.") }
+
+// Approval is a tool call waiting for a person's decision: its run, call id, MCP tool (and the
+// function name the model called), server, risk, arguments as the model wrote them, and when it
+// was recorded.
+type Approval struct {
+	RunID        string
+	CallID       string
+	Tool         string
+	FunctionName string
+	ServerID     *string
+	Risk         string
+	Arguments    string
+	RequestedAt  time.Time
+}
 
 // StepKind tells a model call from a tool call.
 type StepKind string
@@ -83,12 +110,43 @@ const (
 	ToolStep  StepKind = "ToolCall"
 )
 
-// Tool call statuses of a step.
+// Tool call statuses of a step. A call is recorded Running before it is sent and gets its
+// result after; a call the autonomy does not cover is recorded AwaitingApproval, then Approved
+// (the worker makes it) or Rejected by a person; a call left Running by a worker that died is
+// Unknown unless it is safe to send again.
 const (
-	CallSucceeded = "Succeeded"
-	CallFailed    = "Failed"
-	CallRejected  = "Rejected"
+	CallSucceeded        = "Succeeded"
+	CallFailed           = "Failed"
+	CallRejected         = "Rejected"
+	CallRunning          = "Running"
+	CallAwaitingApproval = "AwaitingApproval"
+	CallApproved         = "Approved"
+	CallUnknown          = "Unknown"
 )
+
+// Answered reports whether a tool call's result, as the model reads it, is recorded.
+func Answered(status string) bool {
+	switch status {
+	case CallSucceeded, CallFailed, CallRejected, CallUnknown:
+		return true
+	}
+	return false
+}
+
+// ToolCall is one call a model asked for: its id, the function name and the arguments as the
+// model wrote them.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Answer is what a model step answered: its text and the tool calls it asked for, kept so that
+// a resumed run replays the conversation as the model saw it.
+type Answer struct {
+	Text      string     `json:"text"`
+	ToolCalls []ToolCall `json:"toolCalls"`
+}
 
 // Step is one entry of a run's transcript, in the order made (Seq from 1): a model call (its
 // connection, tokens, whether it asked for tools) or a tool call (its call id, MCP server,
@@ -102,14 +160,16 @@ type Step struct {
 	PromptTokens     int
 	CompletionTokens int
 	AskedForTools    bool
-	CallID           string
-	MCPServerID      *string
-	ToolName         string
-	FunctionName     string
-	Arguments        string
-	Risk             string
-	Status           string
-	Result           string
-	Duration         time.Duration
-	CreatedAt        time.Time
+	// Answer is the model's answer (model steps that succeeded).
+	Answer       *Answer
+	CallID       string
+	MCPServerID  *string
+	ToolName     string
+	FunctionName string
+	Arguments    string
+	Risk         string
+	Status       string
+	Result       string
+	Duration     time.Duration
+	CreatedAt    time.Time
 }

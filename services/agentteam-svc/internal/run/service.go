@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/check"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
@@ -25,6 +26,9 @@ type Store interface {
 	Cancel(ctx context.Context, id string, cancel func(*Run) (audit.Entry, error)) (Run, error)
 	// Steps answers a page of the run's transcript in order.
 	Steps(ctx context.Context, runID string, p org.Page) ([]Step, error)
+	// Approvals answers a page of the tool calls waiting for a person in the organization's
+	// active runs, oldest first, and how many there are in all.
+	Approvals(ctx context.Context, organizationID string, p org.Page) ([]Approval, int, error)
 }
 
 // Seats answers seats.
@@ -97,6 +101,20 @@ func (s *Service) Steps(ctx context.Context, memberID, id string, p org.Page) ([
 	return s.store.Steps(ctx, id, p)
 }
 
+// Approvals answers a page of the tool calls waiting for a person in the organization's runs
+// that the member may decide (WorkTasks on the run's team; roles are organization-wide, so
+// every team of the organization or none), oldest first, with how many wait in all. It returns
+// Invalid without an organization and Forbidden for a member without the capability there.
+func (s *Service) Approvals(ctx context.Context, memberID, organizationID string, p org.Page) ([]Approval, int, error) {
+	if organizationID == "" {
+		return nil, 0, check.Invalid("organizationId", "is required")
+	}
+	if _, err := s.access.Require(ctx, memberID, access.WorkTasks, access.Org(organizationID)); err != nil {
+		return nil, 0, err
+	}
+	return s.store.Approvals(ctx, organizationID, p)
+}
+
 // List lists the runs of a work item or of a seat, exactly one of which is given, newest first
 // (ViewBoard on its team). It returns Invalid, the item's or seat's NotFound and Forbidden.
 func (s *Service) List(ctx context.Context, memberID string, workItemID, seatID *string, p org.Page) ([]Run, error) {
@@ -123,9 +141,9 @@ func (s *Service) List(ctx context.Context, memberID string, workItemID, seatID 
 	return s.store.RunsOf(ctx, column, id, p)
 }
 
-// Cancel stops a Queued or Running run (WorkTasks on its team): it becomes Cancelled and its job
-// is finished, so no worker runs it again. It returns NotFound, Forbidden and Conflict for a run
-// that already ended.
+// Cancel stops an active run, AwaitingApproval included (WorkTasks on its team): it becomes
+// Cancelled and its job is finished, so no worker runs it again, and the calls waiting for a
+// person end Rejected. It returns NotFound, Forbidden and Conflict for a run that already ended.
 func (s *Service) Cancel(ctx context.Context, memberID, id string) (Run, error) {
 	r, err := s.store.Run(ctx, id)
 	if err != nil {
@@ -138,7 +156,7 @@ func (s *Service) Cancel(ctx context.Context, memberID, id string) (Run, error) 
 	now := s.now()
 	return s.store.Cancel(ctx, id, func(r *Run) (audit.Entry, error) {
 		if !r.Status.Active() {
-			return audit.Entry{}, apperr.E(apperr.Conflict, "run_finished", "The run has already finished ("+string(r.Status)+"); only a Queued or Running run can be cancelled.")
+			return audit.Entry{}, apperr.E(apperr.Conflict, "run_finished", "The run has already finished ("+string(r.Status)+"); only a Queued, Running or AwaitingApproval run can be cancelled.")
 		}
 		r.Status, r.Error, r.ErrorCode, r.FinishedAt, r.UpdatedAt = Cancelled, "Cancelled by a member.", ErrorCancelled, &now, now
 		return audit.New(orgID, memberID, "run.cancelled", "AgentRun", r.ID, ""), nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
@@ -14,9 +15,10 @@ import (
 // MemoryEntries is how many team memory entries a prompt carries (the spec's top 3).
 const MemoryEntries = 3
 
-// attempt assembles the prompt and asks the model; a reason to fail the run is returned as a
-// Failed run, not an error.
-func (w *Worker) attempt(ctx context.Context, r *run.Run) (run.Run, error) {
+// attempt assembles the prompt and runs the tool loop from the run's transcript; a reason to
+// fail the run is returned as a Failed run, not an error, and a run that waits for a person is
+// returned parked (AwaitingApproval).
+func (w *Worker) attempt(ctx context.Context, l jobs.Lease, r *run.Run) (run.Run, error) {
 	out := *r
 	fail := func(code, msg string) (run.Run, error) {
 		out.Status, out.ErrorCode, out.Error = run.Failed, code, msg
@@ -52,12 +54,23 @@ func (w *Worker) attempt(ctx context.Context, r *run.Run) (run.Run, error) {
 	}
 	p := w.assemble(ctx, r, agent, task)
 	out.Prompt, out.SkippedMCPServers = p.Text(), p.Skipped
-	return w.loop(ctx, out, conns, p, agent.Autonomy)
+	return w.loop(ctx, turn{lease: l, prompt: p, autonomy: agent.Autonomy}, out, conns)
 }
 
-// loop asks the model, makes the tool calls it asks for and feeds their results back, until it
-// answers without tool calls (the run's output) or a limit of the run is reached.
-func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.OpenedModel, p prompt, autonomy string) (run.Run, error) {
+// turn is what one attempt's tool loop works with: the lease its writes are fenced by, the
+// prompt (with the tools offered) and the agent's autonomy.
+type turn struct {
+	lease    jobs.Lease
+	prompt   prompt
+	autonomy string
+}
+
+// loop rebuilds the conversation from the run's transcript, settles the tool calls of the last
+// model answer, then asks the model, makes the tool calls it asks for and feeds their results
+// back, until it answers without tool calls (the run's output), a call waits for a person (the
+// run is parked AwaitingApproval) or a limit of the run is reached. The limits count the
+// recorded steps, so a resumed run does not get fresh budgets.
+func (w *Worker) loop(ctx context.Context, t turn, out run.Run, conns []connection.OpenedModel) (run.Run, error) {
 	lim := w.cfg.Limits
 	ctx, cancel := context.WithTimeoutCause(ctx, lim.Duration, errTimeLimit)
 	defer cancel()
@@ -68,27 +81,76 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 	timeLimit := func() (run.Run, error) {
 		return fail(CodeTimeLimit, fmt.Sprintf("The run reached its time limit of %s.", lim.Duration))
 	}
-	messages, steps, calls := p.Messages(), 0, 0
+	tr, err := w.transcript(ctx, out.ID, t.prompt)
+	if err != nil {
+		return out, err
+	}
 	for {
+		out.PromptTokens, out.CompletionTokens = tr.promptTokens, tr.completionTokens
+		if tr.connectionID != nil {
+			out.ConnectionID = tr.connectionID
+		}
+		if tr.final != nil {
+			out.Status, out.Output, out.Error, out.ErrorCode = run.Completed, *tr.final, "", ""
+			return out, nil
+		}
+		waiting := false
+		for i := range tr.pending {
+			pc := &tr.pending[i]
+			if pc.step == nil {
+				if tr.calls >= lim.ToolCalls {
+					return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
+				}
+				tr.calls++
+			}
+			step, err := w.settle(ctx, t, out.ID, pc.call, pc.step)
+			switch {
+			case errors.Is(context.Cause(ctx), errTimeLimit):
+				return timeLimit()
+			case err != nil:
+				return out, err
+			}
+			pc.step = &step
+			if step.Status == run.CallAwaitingApproval {
+				waiting = true
+				continue
+			}
+			tr.messages = append(tr.messages, toolResult(t.prompt.fence, step))
+		}
+		if waiting {
+			out.Status = run.AwaitingApproval
+			err := w.store.Park(context.WithoutCancel(ctx), t.lease, out)
+			if !errors.Is(err, ErrNoneWaiting) {
+				return out, err
+			}
+			// Every waiting call was decided before the run could be parked: carry on with
+			// the decisions as recorded.
+			if tr, err = w.transcript(ctx, out.ID, t.prompt); err != nil {
+				return out, err
+			}
+			continue
+		}
+		tr.pending = nil
 		switch {
-		case steps >= lim.Steps:
+		case tr.models >= lim.Steps:
 			return fail(CodeStepLimit, fmt.Sprintf("The run reached its limit of %d model calls.", lim.Steps))
-		case out.PromptTokens+out.CompletionTokens >= lim.Tokens:
+		case tr.promptTokens+tr.completionTokens >= lim.Tokens:
 			return fail(CodeTokenLimit, fmt.Sprintf("The run reached its limit of %d tokens.", lim.Tokens))
 		}
 		began := w.now()
-		ans, err := w.complete(ctx, conns, messages, p.tools.specs)
-		steps++
+		ans, err := w.complete(ctx, conns, tr.messages, t.prompt.tools.specs)
 		step := run.Step{RunID: out.ID, Kind: run.ModelStep, Duration: w.now().Sub(began), Status: run.CallSucceeded}
 		if err != nil {
 			step.Status, step.Result = run.CallFailed, reasonOf(err)
 		} else {
 			step.ConnectionID, step.AskedForTools = &ans.ConnectionID, len(ans.ToolCalls) > 0
 			step.PromptTokens, step.CompletionTokens = ans.Usage.PromptTokens, ans.Usage.CompletionTokens
+			step.Answer = &run.Answer{Text: ans.Text, ToolCalls: ans.ToolCalls}
 		}
-		if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
+		if _, err := w.store.AddStep(context.WithoutCancel(ctx), t.lease, step); err != nil {
 			return out, err
 		}
+		tr.model(step)
 		if err != nil {
 			switch {
 			case errors.Is(context.Cause(ctx), errTimeLimit):
@@ -98,67 +160,80 @@ func (w *Worker) loop(ctx context.Context, out run.Run, conns []connection.Opene
 			}
 			return fail(codeOf(err, "model_failed"), reasonOf(err))
 		}
-		out.ConnectionID = &ans.ConnectionID
-		out.PromptTokens += ans.Usage.PromptTokens
-		out.CompletionTokens += ans.Usage.CompletionTokens
-		if len(ans.ToolCalls) == 0 {
-			out.Status, out.Output, out.Error, out.ErrorCode = run.Completed, ans.Text, "", ""
-			return out, nil
-		}
-		messages = append(messages, Message{Role: Assistant, Content: ans.Text, ToolCalls: ans.ToolCalls})
-		for _, call := range ans.ToolCalls {
-			if calls >= lim.ToolCalls {
-				return fail(CodeToolCallLimit, fmt.Sprintf("The run reached its limit of %d tool calls.", lim.ToolCalls))
-			}
-			calls++
-			began := w.now()
-			step := w.call(ctx, p, autonomy, call)
-			step.RunID, step.Duration = out.ID, w.now().Sub(began)
-			if err := w.store.AddStep(context.WithoutCancel(ctx), step); err != nil {
-				return out, err
-			}
-			messages = append(messages, Message{Role: ToolRole, ToolCallID: call.ID, Content: toolMessage(p.fence, step.FunctionName, step.Status, step.Result)})
-			if errors.Is(context.Cause(ctx), errTimeLimit) {
-				return timeLimit()
-			}
-			if ctx.Err() != nil {
-				return out, ctx.Err()
-			}
-		}
 	}
 }
 
-// call makes one tool call the model asked for and returns its step: the result, or why the
-// call failed (an unknown function, arguments that are not an object, a server that fails or
-// reports an error) or was Rejected (the agent's autonomy does not cover its risk: the call
-// needs a person, and asking one is not offered yet), capped as the model reads it.
-func (w *Worker) call(ctx context.Context, p prompt, autonomy string, c ToolCall) run.Step {
-	step := run.Step{Kind: run.ToolStep, CallID: c.ID, FunctionName: oneLine(c.Name), Arguments: c.Arguments, Status: run.CallFailed}
-	bound, ok := p.tools.byName[c.Name]
-	if !ok {
-		step.Result = "There is no tool with this name."
-		return step
+// settle brings one tool call of the last model answer to a recorded result, or leaves it
+// waiting for a person, and returns its step as recorded. A call without a step is checked
+// (its function, its arguments, the agent's autonomy) and made or recorded AwaitingApproval; an
+// Approved call is made; a call left Running by a worker that died is sent again only when its
+// risk is Low, otherwise it becomes Unknown; a call with a result is left as it is, never sent
+// again. A call is recorded Running before it is sent.
+func (w *Worker) settle(ctx context.Context, t turn, runID string, c ToolCall, recorded *run.Step) (run.Step, error) {
+	if recorded != nil && (run.Answered(recorded.Status) || recorded.Status == run.CallAwaitingApproval) {
+		return *recorded, nil
 	}
-	step.MCPServerID, step.ToolName, step.Risk = &bound.Endpoint.ID, bound.Tool.Name, string(bound.Tool.Risk)
-	if !MayCall(autonomy, bound.Tool.Risk) {
-		step.Status, step.Result = run.CallRejected, fmt.Sprintf(
-			"The call was not made: its risk is %s and the agent's autonomy does not let it make such calls without a person's approval. Continue without it, or describe the call you would make in your answer.",
-			bound.Tool.Risk)
-		return step
+	step := run.Step{RunID: runID, Kind: run.ToolStep, CallID: c.ID, FunctionName: oneLine(c.Name), Arguments: c.Arguments, Status: run.CallFailed}
+	if recorded != nil {
+		step = *recorded
 	}
-	args, err := arguments(c.Arguments)
-	if err != nil {
-		step.Result = "The call was not made: " + err.Error() + "."
-		return step
+	bound, ok := t.prompt.tools.byName[c.Name]
+	if ok {
+		step.MCPServerID, step.ToolName = &bound.Endpoint.ID, bound.Tool.Name
+		if recorded == nil {
+			step.Risk = string(bound.Tool.Risk)
+		}
 	}
+	args, argErr := arguments(c.Arguments)
+	switch {
+	case !ok:
+		step.Status, step.Result = run.CallFailed, "There is no tool with this name."
+		return step, w.record(ctx, t.lease, &step, recorded == nil)
+	case argErr != nil:
+		step.Status, step.Result = run.CallFailed, "The call was not made: "+argErr.Error()+"."
+		return step, w.record(ctx, t.lease, &step, recorded == nil)
+	case recorded == nil && !MayCall(t.autonomy, bound.Tool.Risk):
+		step.Status = run.CallAwaitingApproval
+		return step, w.record(ctx, t.lease, &step, true)
+	case recorded != nil && recorded.Status == run.CallRunning && step.Risk != string(connection.RiskLow):
+		step.Status, step.Result = run.CallUnknown, fmt.Sprintf(
+			"The outcome of this call is unknown: it was sent, but the worker making it stopped before its result was recorded, and a %s-risk call is not sent twice. Check its effect before calling it again.",
+			step.Risk)
+		return step, w.record(ctx, t.lease, &step, false)
+	}
+	if recorded == nil || recorded.Status == run.CallApproved {
+		step.Status, step.Result = run.CallRunning, ""
+		if err := w.record(ctx, t.lease, &step, recorded == nil); err != nil {
+			return step, err
+		}
+	}
+	began := w.now()
 	text, err := w.tools.CallTool(ctx, bound.Endpoint, bound.Tool.Name, args)
-	if err != nil {
+	step.Duration = w.now().Sub(began)
+	switch {
+	case err == nil:
+		step.Status, step.Result = run.CallSucceeded, capped(text, w.cfg.Limits.ResultBytes)
+	case ctx.Err() != nil && !errors.Is(context.Cause(ctx), errTimeLimit):
+		// The worker is stopping or lost the run: the step stays Running for the attempt
+		// that resumes it to settle.
+		return step, ctx.Err()
+	default:
 		w.log.InfoContext(ctx, "tool call failed", "mcp_server_id", bound.Endpoint.ID, "tool", bound.Tool.Name, "reason", connection.Reason(err))
-		step.Result = capped(connection.Reason(err), w.cfg.Limits.ResultBytes)
-		return step
+		step.Status, step.Result = run.CallFailed, capped(connection.Reason(err), w.cfg.Limits.ResultBytes)
 	}
-	step.Status, step.Result = run.CallSucceeded, capped(text, w.cfg.Limits.ResultBytes)
-	return step
+	return step, w.record(ctx, t.lease, &step, false)
+}
+
+// record appends the step to the transcript (add, which sets its Seq) or updates its recorded
+// state, while the lease holds.
+func (w *Worker) record(ctx context.Context, l jobs.Lease, step *run.Step, add bool) error {
+	ctx = context.WithoutCancel(ctx)
+	if !add {
+		return w.store.UpdateStep(ctx, l, *step)
+	}
+	seq, err := w.store.AddStep(ctx, l, *step)
+	step.Seq = seq
+	return err
 }
 
 // agent loads the run's agent, or the seat's current one when the run names none.

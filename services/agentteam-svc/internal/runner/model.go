@@ -10,6 +10,7 @@ import (
 	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
 
 // Role is a chat message's author.
@@ -33,12 +34,8 @@ type Message struct {
 }
 
 // ToolCall is one call a model asked for: its id, the function name and the arguments as the
-// model wrote them (a JSON object, unchecked).
-type ToolCall struct {
-	ID        string
-	Name      string
-	Arguments string
-}
+// model wrote them (a JSON object, unchecked); the transcript stores it as it is.
+type ToolCall = run.ToolCall
 
 // ToolSpec is a tool offered to a model as an OpenAI-format function.
 type ToolSpec struct {

@@ -5,9 +5,13 @@
 // fallback connection, offering the MCP tools as functions and making the tool calls the model
 // asks for until it answers (within the run's Limits), and finishes the run Completed or Failed
 // (job Done or Failed) with its prompt, output, usage and reason, only while it still holds the
-// lease (pkg/jobs). A sweeper
+// lease (pkg/jobs). Every step is recorded as it happens (a tool call Running before it is
+// sent), and each attempt resumes from the recorded steps. A call the agent's autonomy does not
+// cover waits for a person: the run is parked AwaitingApproval (its job neither leased nor
+// swept) until the calls are decided and the run is queued again. A sweeper
 // requeues runs whose worker died and re-wakes runs whose wake-up was lost; the claim fails
-// runs that waited or were attempted too long. A cancelled run is never run or finished over.
+// runs that waited or were attempted too long (a claim that follows a person's decision is not
+// a retry). A cancelled run is never run or finished over.
 package runner
 
 import (
@@ -35,6 +39,10 @@ const (
 	CodeTimeLimit         = "time_limit"
 	CodeTokenLimit        = "token_limit"
 )
+
+// ErrNoneWaiting is what Store.Park answers when every waiting call of the run was decided
+// before it could be parked: the worker carries on with the decisions.
+var ErrNoneWaiting = errors.New("runner: no tool call of the run is waiting for a person")
 
 // errTimeLimit is the cause of a run's context when its time limit passes.
 var errTimeLimit = errors.New("the run reached its time limit")
@@ -102,8 +110,17 @@ type Store interface {
 	// entry of a run that was active, in one transaction if l still holds the run's job,
 	// jobs.ErrLeaseLost otherwise.
 	Finish(ctx context.Context, l jobs.Lease, r run.Run) error
-	// AddStep appends a step to its run's transcript.
-	AddStep(ctx context.Context, s run.Step) error
+	// Park records r AwaitingApproval with its job parked (no lease, neither claimable nor
+	// swept) if l still holds the run's job and a call of the run is still waiting for a
+	// person; ErrNoneWaiting when none is, jobs.ErrLeaseLost when l no longer holds the job.
+	Park(ctx context.Context, l jobs.Lease, r run.Run) error
+	// AddStep appends a step to its run's transcript and returns its Seq; UpdateStep records
+	// the status, result and duration of the step (RunID, Seq). Both write only while l holds
+	// the run's job, and return jobs.ErrLeaseLost otherwise.
+	AddStep(ctx context.Context, l jobs.Lease, s run.Step) (int, error)
+	UpdateStep(ctx context.Context, l jobs.Lease, s run.Step) error
+	// Steps returns the run's transcript in order.
+	Steps(ctx context.Context, runID string) ([]run.Step, error)
 	// Agent returns the run's agent (by id), or a NotFound error.
 	Agent(ctx context.Context, agentID string) (Agent, error)
 	// SeatAgent returns the id of the seat's agent, or a NotFound error.
@@ -193,8 +210,8 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 	switch {
 	case l.Attempt == 1 && w.now().Sub(r.CreatedAt) > w.cfg.QueuedLimit:
 		r.StartedAt, r.ErrorCode, r.Error = nil, CodeQueueTimeout, fmt.Sprintf("The run waited in the queue longer than %s.", w.cfg.QueuedLimit)
-	case l.Attempt > w.cfg.MaxAttempts:
-		r.ErrorCode, r.Error = CodeAttemptsExhausted, fmt.Sprintf("The run was attempted %d times without finishing.", l.Attempt-1)
+	case l.Attempt-r.Resumes > w.cfg.MaxAttempts:
+		r.ErrorCode, r.Error = CodeAttemptsExhausted, fmt.Sprintf("The run was attempted %d times without finishing.", l.Attempt-1-r.Resumes)
 	}
 	if r.ErrorCode != "" {
 		r.Status, r.Attempts = run.Failed, l.Attempt-1
@@ -202,7 +219,7 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 	}
 	var out run.Run
 	err = jobs.Keep(ctx, l, w.store.Renew, func(ctx context.Context) (err error) {
-		out, err = w.attempt(ctx, &r)
+		out, err = w.attempt(ctx, l, &r)
 		return err
 	})
 	if errors.Is(err, jobs.ErrLeaseLost) {
@@ -215,6 +232,9 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 		}
 		_ = w.store.Release(context.WithoutCancel(ctx), l)
 		return err
+	}
+	if out.Status == run.AwaitingApproval {
+		return nil
 	}
 	return w.finish(ctx, l, out)
 }

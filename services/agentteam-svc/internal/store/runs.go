@@ -34,6 +34,7 @@ type runModel struct {
 	Error             string
 	ErrorCode         string
 	Attempts          int
+	Resumes           int
 	ConnectionID      *string
 	PromptTokens      int
 	CompletionTokens  int
@@ -65,7 +66,7 @@ func toRunModel(r run.Run) (runModel, error) {
 	return runModel{
 		ID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, SeatID: r.SeatID, WorkItemID: r.WorkItemID,
 		AgentID: r.AgentID, Status: string(r.Status), ActionType: r.ActionType, ActionRisk: r.ActionRisk, Prompt: r.Prompt,
-		Output: r.Output, Error: r.Error, ErrorCode: r.ErrorCode, Attempts: r.Attempts, ConnectionID: r.ConnectionID,
+		Output: r.Output, Error: r.Error, ErrorCode: r.ErrorCode, Attempts: r.Attempts, Resumes: r.Resumes, ConnectionID: r.ConnectionID,
 		PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, SkippedMCPServers: string(raw),
 		CreatedAt: r.CreatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, UpdatedAt: r.UpdatedAt,
 	}, nil
@@ -82,7 +83,7 @@ func (m runModel) toDomain() run.Run {
 	return run.Run{
 		ID: m.ID, OrganizationID: m.OrganizationID, TeamID: m.TeamID, SeatID: m.SeatID, WorkItemID: m.WorkItemID,
 		AgentID: m.AgentID, Status: run.Status(m.Status), ActionType: m.ActionType, ActionRisk: m.ActionRisk, Prompt: m.Prompt,
-		Output: m.Output, Error: m.Error, ErrorCode: m.ErrorCode, Attempts: m.Attempts, ConnectionID: m.ConnectionID,
+		Output: m.Output, Error: m.Error, ErrorCode: m.ErrorCode, Attempts: m.Attempts, Resumes: m.Resumes, ConnectionID: m.ConnectionID,
 		PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens, SkippedMCPServers: out,
 		CreatedAt: m.CreatedAt, StartedAt: m.StartedAt, FinishedAt: m.FinishedAt, UpdatedAt: m.UpdatedAt,
 	}
@@ -154,8 +155,9 @@ func (s *Runs) RunsOf(ctx context.Context, column, id string, p org.Page) ([]run
 }
 
 // Cancel locks the run, lets cancel change it, and stores the run, its job finished (Done, so
-// no worker claims it again) and the audit entry in one transaction. It returns run.NotFound
-// for an unknown run and cancel's error unchanged.
+// no worker claims it again; a parked job included), the tool calls still waiting for a person
+// Rejected (no one can decide them any more) and the audit entry in one transaction. It returns
+// run.NotFound for an unknown run and cancel's error unchanged.
 func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (audit.Entry, error)) (run.Run, error) {
 	var out run.Run
 	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
@@ -174,14 +176,32 @@ func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (aud
 		if err != nil {
 			return pgdb.Translate(err, "agent run")
 		}
-		err = tx.Model(&jobModel{}).Where("run_id = ? AND status IN ?", id, []string{string(run.JobPending), string(run.JobProcessing)}).
+		err = tx.Model(&jobModel{}).Where("run_id = ? AND status IN ?", id, []string{string(run.JobPending), string(run.JobProcessing), string(run.JobParked)}).
 			Updates(map[string]any{"status": string(run.JobDone), "lease_owner": "", "lease_until": nil, "last_error": out.Error, "updated_at": out.UpdatedAt}).Error
 		if err != nil {
 			return pgdb.Translate(err, "job")
 		}
+		if err := endWaitingCalls(tx, id, CancelledCall); err != nil {
+			return err
+		}
 		return writeAudit(tx, e)
 	})
 	return out, err
+}
+
+// Results of the tool calls still waiting for a person (or approved but not yet made) when their
+// run was cancelled or ended.
+const (
+	CancelledCall = "The call was not made: the run was cancelled before it was."
+	EndedCall     = "The call was not made: the run ended before it was."
+)
+
+// endWaitingCalls records, inside tx, the run's calls that wait for a person or were approved
+// but not made as Rejected with result: nobody can decide or make them any more.
+func endWaitingCalls(tx *gorm.DB, runID, result string) error {
+	err := tx.Model(&stepModel{}).Where("run_id = ? AND status IN ?", runID, []string{run.CallAwaitingApproval, run.CallApproved}).
+		Updates(map[string]any{"status": run.CallRejected, "result": result}).Error
+	return pgdb.Translate(err, "run step")
 }
 
 // enqueueAttempts bounds how often enqueueRun retries when the active run it collided with
@@ -201,7 +221,7 @@ func enqueueRun(ctx context.Context, tx *gorm.DB, w *outbox.Writer, r run.Run) (
 	}
 	onActive := clause.OnConflict{
 		Columns:     []clause.Column{{Name: "work_item_id"}, {Name: "seat_id"}},
-		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "status IN ('Queued', 'Running')"}}},
+		TargetWhere: clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "status IN ('Queued', 'Running', 'AwaitingApproval')"}}},
 		DoNothing:   true,
 	}
 	for range enqueueAttempts {
@@ -214,7 +234,7 @@ func enqueueRun(ctx context.Context, tx *gorm.DB, w *outbox.Writer, r run.Run) (
 		}
 		var active runModel
 		err := tx.WithContext(ctx).Where("work_item_id = ? AND seat_id = ? AND status IN ?", r.WorkItemID, r.SeatID,
-			[]string{string(run.Queued), string(run.Running)}).Take(&active).Error
+			run.ActiveStatuses).Take(&active).Error
 		if err == nil {
 			return active.toDomain(), false, nil
 		}

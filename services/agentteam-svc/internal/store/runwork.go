@@ -72,7 +72,8 @@ func (s *RunWork) Release(ctx context.Context, l jobs.Lease) error {
 
 // Finish records the end of r (Completed, or Failed with its reason) with its job (Done or
 // Failed), its event and audit entry, in one transaction, if l still holds the run's job (so
-// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost.
+// the run is Running); otherwise it changes nothing and returns jobs.ErrLeaseLost. A call of
+// the run still waiting for a person (a limit ended the run meanwhile) ends Rejected.
 func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 	status, lastError := run.JobDone, ""
 	if r.Status != run.Completed {
@@ -93,7 +94,38 @@ func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 		if err := tx.Save(&m).Error; err != nil {
 			return pgdb.Translate(err, "agent run")
 		}
+		if err := endWaitingCalls(tx, r.ID, EndedCall); err != nil {
+			return err
+		}
 		return s.ended(ctx, tx, r)
+	})
+}
+
+// Park records r AwaitingApproval with its job Parked (no lease: neither claimable nor swept),
+// in one transaction, if l still holds the run's job and a tool call of the run still waits for
+// a person. It returns runner.ErrNoneWaiting, changing nothing, when every waiting call was
+// decided meanwhile, and jobs.ErrLeaseLost when l no longer holds the job.
+func (s *RunWork) Park(ctx context.Context, l jobs.Lease, r run.Run) error {
+	return pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := lockRun(tx, r.ID); err != nil {
+			return err
+		}
+		var waiting int64
+		if err := tx.Model(&stepModel{}).Where("run_id = ? AND status = ?", r.ID, run.CallAwaitingApproval).Count(&waiting).Error; err != nil {
+			return pgdb.Translate(err, "run step")
+		}
+		if waiting == 0 {
+			return runner.ErrNoneWaiting
+		}
+		if err := runJobs.Finish(ctx, tx, l, string(run.JobParked), nil); err != nil {
+			return err
+		}
+		r.Status, r.UpdatedAt = run.AwaitingApproval, time.Now().UTC()
+		m, err := toRunModel(r)
+		if err != nil {
+			return err
+		}
+		return pgdb.Translate(tx.Save(&m).Error, "agent run")
 	})
 }
 

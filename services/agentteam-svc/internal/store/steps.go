@@ -2,7 +2,11 @@ package store
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
+
+	"github.com/motionstudio/platform/pkg/jobs"
 
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
@@ -18,6 +22,7 @@ type stepModel struct {
 	PromptTokens     int     `gorm:"column:prompt_tokens"`
 	CompletionTokens int     `gorm:"column:completion_tokens"`
 	AskedForTools    bool    `gorm:"column:asked_for_tools"`
+	Answer           *string `gorm:"column:answer"`
 	CallID           string  `gorm:"column:call_id"`
 	MCPServerID      *string `gorm:"column:mcp_server_id"`
 	ToolName         string  `gorm:"column:tool_name"`
@@ -30,23 +35,79 @@ type stepModel struct {
 	CreatedAt        time.Time
 }
 
+// TableName is the transcript's table.
+func (stepModel) TableName() string { return "run_steps" }
+
+// toDomain maps the row; an answer that does not decode (the column is written only by AddStep)
+// is left out, so the step is not replayed.
 func (m stepModel) toDomain() run.Step {
+	var answer *run.Answer
+	if m.Answer != nil {
+		answer = &run.Answer{}
+		if json.Unmarshal([]byte(*m.Answer), answer) != nil {
+			answer = nil
+		}
+	}
 	return run.Step{
 		RunID: m.RunID, Seq: m.Seq, Kind: run.StepKind(m.Kind), ConnectionID: m.ConnectionID, PromptTokens: m.PromptTokens,
-		CompletionTokens: m.CompletionTokens, AskedForTools: m.AskedForTools, CallID: m.CallID, MCPServerID: m.MCPServerID,
+		CompletionTokens: m.CompletionTokens, AskedForTools: m.AskedForTools, Answer: answer, CallID: m.CallID, MCPServerID: m.MCPServerID,
 		ToolName: m.ToolName, FunctionName: m.FunctionName, Arguments: m.Arguments, Risk: m.Risk, Status: m.Status,
 		Result: m.Result, Duration: time.Duration(m.DurationMs) * time.Millisecond, CreatedAt: m.CreatedAt,
 	}
 }
 
-// AddStep appends s to its run's transcript as the next step.
-func (s *RunWork) AddStep(ctx context.Context, st run.Step) error {
-	err := s.db.WithContext(ctx).Exec(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
-			asked_for_tools, call_id, mcp_server_id, tool_name, function_name, arguments, risk, status, result, duration_ms)
-		SELECT ?, COALESCE(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM run_steps WHERE run_id = ?`,
-		st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, st.CallID, st.MCPServerID,
-		st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID).Error
-	return pgdb.Translate(err, "run step")
+// AddStep appends st to its run's transcript as the next step, if l still holds the run's job,
+// and returns its seq; jobs.ErrLeaseLost otherwise.
+func (s *RunWork) AddStep(ctx context.Context, l jobs.Lease, st run.Step) (int, error) {
+	var answer *string
+	if st.Answer != nil {
+		raw, err := json.Marshal(st.Answer)
+		if err != nil {
+			return 0, fmt.Errorf("store: encode a model answer: %w", err)
+		}
+		answer = new(string(raw))
+	}
+	holds, args := runJobs.Holds(l)
+	var seq []int
+	err := s.db.WithContext(ctx).Raw(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
+			asked_for_tools, answer, call_id, mcp_server_id, tool_name, function_name, arguments, risk, status, result, duration_ms)
+		SELECT ?, COALESCE(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM run_steps WHERE run_id = ?
+		HAVING `+holds+` RETURNING seq`,
+		append([]any{st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, answer, st.CallID, st.MCPServerID,
+			st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID}, args...)...).Scan(&seq).Error
+	if err != nil {
+		return 0, pgdb.Translate(err, "run step")
+	}
+	if len(seq) == 0 {
+		return 0, jobs.ErrLeaseLost
+	}
+	return seq[0], nil
+}
+
+// UpdateStep records the status, result and duration of the step (st.RunID, st.Seq) if l still
+// holds the run's job; jobs.ErrLeaseLost otherwise.
+func (s *RunWork) UpdateStep(ctx context.Context, l jobs.Lease, st run.Step) error {
+	holds, args := runJobs.Holds(l)
+	res := s.db.WithContext(ctx).Exec(`UPDATE run_steps SET status = ?, result = ?, duration_ms = ?, mcp_server_id = ?, tool_name = ?
+		WHERE run_id = ? AND seq = ? AND `+holds,
+		append([]any{st.Status, st.Result, st.Duration.Milliseconds(), st.MCPServerID, st.ToolName, st.RunID, st.Seq}, args...)...)
+	if res.Error != nil {
+		return pgdb.Translate(res.Error, "run step")
+	}
+	if res.RowsAffected == 0 {
+		return jobs.ErrLeaseLost
+	}
+	return nil
+}
+
+// Steps returns the run's whole transcript in order, for the worker that resumes it (the run's
+// limits bound its length).
+func (s *RunWork) Steps(ctx context.Context, runID string) ([]run.Step, error) {
+	var rows []stepModel
+	if err := s.db.WithContext(ctx).Raw(`SELECT * FROM run_steps WHERE run_id = ? ORDER BY seq`, runID).Scan(&rows).Error; err != nil {
+		return nil, pgdb.Translate(err, "run step")
+	}
+	return mapAll(rows, stepModel.toDomain), nil
 }
 
 // Steps answers a page of the run's transcript in order.

@@ -144,7 +144,7 @@ type Agent struct {
 	// ApiConfigId The model connection; never carries its key.
 	ApiConfigId openapi_types.UUID `json:"apiConfigId"`
 
-	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover is not made, and the model is told so.
+	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover waits for a person: the run pauses `AwaitingApproval` until every such call is approved (the call is then made once) or rejected (the model reads the refusal), see `GET /api/assembler/approvals`.
 	Autonomy            string               `json:"autonomy"`
 	CreatedAt           time.Time            `json:"createdAt"`
 	Docs                []string             `json:"docs"`
@@ -221,7 +221,7 @@ type ConfigureAgentRequest struct {
 	// ApiConfigId One of the organization's model connection ids (uuid); required.
 	ApiConfigId *string `json:"apiConfigId,omitempty"`
 
-	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover is not made, and the model is told so.
+	// Autonomy Which of the agent's tool calls run without a person, by the call's risk (from the MCP tool annotations: readOnlyHint true is Low; readOnlyHint false with destructiveHint false is Medium; anything else, a tool without annotations included, is High). `Autonomous` makes every call; `Act` makes Low and Medium calls; `Suggest` makes none. Matching is case-insensitive; any other value, an empty one included, behaves as `Suggest`. A call the autonomy does not cover waits for a person: the run pauses `AwaitingApproval` until every such call is approved (the call is then made once) or rejected (the model reads the refusal), see `GET /api/assembler/approvals`.
 	Autonomy            *string               `json:"autonomy,omitempty"`
 	Docs                *[]string             `json:"docs,omitempty"`
 	FallbackApiConfigId *openapi_types.UUID   `json:"fallbackApiConfigId,omitempty"`
@@ -377,6 +377,9 @@ type WorkItemAssigneeKind string
 // WorkItemStatus defines model for WorkItem.Status.
 type WorkItemStatus string
 
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -385,6 +388,9 @@ type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // ListAuditParams defines parameters for ListAudit.
 type ListAuditParams struct {

@@ -68,6 +68,9 @@ type ModelConnection struct {
 	OrganizationId openapi_types.UUID `json:"organizationId"`
 }
 
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -76,6 +79,9 @@ type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // ListMcpServersParams defines parameters for ListMcpServers.
 type ListMcpServersParams struct {

@@ -115,6 +115,9 @@ type MemorySearchHit struct {
 	Score float32 `json:"score"`
 }
 
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -123,6 +126,9 @@ type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // GetAnalyticsParams defines parameters for GetAnalytics.
 type GetAnalyticsParams struct {

@@ -115,6 +115,9 @@ type UpsertOrganizationRequest struct {
 	OrganizationId openapi_types.UUID `json:"organizationId"`
 }
 
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -123,6 +126,9 @@ type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // ListInvitationsParams defines parameters for ListInvitations.
 type ListInvitationsParams struct {

@@ -15,16 +15,19 @@ import (
 
 // Defines values for AgentRunStatus.
 const (
-	Cancelled AgentRunStatus = "Cancelled"
-	Completed AgentRunStatus = "Completed"
-	Failed    AgentRunStatus = "Failed"
-	Queued    AgentRunStatus = "Queued"
-	Running   AgentRunStatus = "Running"
+	AwaitingApproval AgentRunStatus = "AwaitingApproval"
+	Cancelled        AgentRunStatus = "Cancelled"
+	Completed        AgentRunStatus = "Completed"
+	Failed           AgentRunStatus = "Failed"
+	Queued           AgentRunStatus = "Queued"
+	Running          AgentRunStatus = "Running"
 )
 
 // Valid indicates whether the value is a known member of the AgentRunStatus enum.
 func (e AgentRunStatus) Valid() bool {
 	switch e {
+	case AwaitingApproval:
+		return true
 	case Cancelled:
 		return true
 	case Completed:
@@ -81,17 +84,56 @@ type AgentRun struct {
 	SeatId            openapi_types.UUID `json:"seatId"`
 	SkippedMcpServers []SkippedMcpServer `json:"skippedMcpServers"`
 	StartedAt         *time.Time         `json:"startedAt"`
-	Status            AgentRunStatus     `json:"status"`
-	WorkItemId        openapi_types.UUID `json:"workItemId"`
+
+	// Status `AwaitingApproval`: a tool call the agent's autonomy does not cover waits for a person; no worker holds the run until every waiting call is decided, then it is `Queued` again and resumes from its transcript.
+	Status     AgentRunStatus     `json:"status"`
+	WorkItemId openapi_types.UUID `json:"workItemId"`
 }
 
-// AgentRunStatus defines model for AgentRun.Status.
+// AgentRunStatus `AwaitingApproval`: a tool call the agent's autonomy does not cover waits for a person; no worker holds the run until every waiting call is decided, then it is `Queued` again and resumes from its transcript.
 type AgentRunStatus string
+
+// ApprovalPage defines model for ApprovalPage.
+type ApprovalPage struct {
+	Data []PendingToolCall `json:"data"`
+	Meta PageMeta          `json:"meta"`
+}
 
 // CreateRunRequest defines model for CreateRunRequest.
 type CreateRunRequest struct {
 	SeatId     openapi_types.UUID `json:"seatId"`
 	WorkItemId openapi_types.UUID `json:"workItemId"`
+}
+
+// PageMeta defines model for PageMeta.
+type PageMeta struct {
+	HasMore  bool `json:"hasMore"`
+	Page     int  `json:"page"`
+	PageSize int  `json:"pageSize"`
+
+	// Total How many rows the whole list has.
+	Total int `json:"total"`
+}
+
+// PendingToolCall A tool call waiting for a person.
+type PendingToolCall struct {
+	// Arguments The arguments as the model wrote them (a JSON object).
+	Arguments string `json:"arguments"`
+	CallId    string `json:"callId"`
+
+	// FunctionName The function name the model called.
+	FunctionName string    `json:"functionName"`
+	RequestedAt  time.Time `json:"requestedAt"`
+
+	// Risk Low, Medium or High, from the tool's MCP annotations.
+	Risk  string             `json:"risk"`
+	RunId openapi_types.UUID `json:"runId"`
+
+	// ServerId The MCP server the call goes to.
+	ServerId *openapi_types.UUID `json:"serverId"`
+
+	// Tool The MCP tool's name.
+	Tool string `json:"tool"`
 }
 
 // RunStep One model call or tool call of a run.
@@ -126,7 +168,7 @@ type RunStep struct {
 	// Seq The step's place in the run, from 1.
 	Seq int `json:"seq"`
 
-	// Status Succeeded or Failed (model and tool steps); Rejected for a tool call the agent's autonomy does not cover, which is not made.
+	// Status Succeeded or Failed (model and tool steps). A tool call is `Running` from just before it is sent until its result is recorded; `AwaitingApproval` while it waits for a person (the agent's autonomy does not cover its risk), then `Approved` until the worker makes it, or `Rejected` (by a person, or because the run was cancelled), its result the refusal the model reads; `Unknown` when its worker stopped after sending it and its risk is not Low, so it is not sent again and the model is told its outcome is unknown.
 	Status string `json:"status"`
 
 	// ToolName The MCP tool's name.
@@ -143,11 +185,37 @@ type SkippedMcpServer struct {
 	Reason string `json:"reason"`
 }
 
+// ToolCallDecision defines model for ToolCallDecision.
+type ToolCallDecision struct {
+	// Note Why, in the decider's words (at most 2,000 characters); the model reads it on a rejection.
+	Note *string `json:"note,omitempty"`
+}
+
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
+// OrganizationIdQuery defines model for OrganizationIdQuery.
+type OrganizationIdQuery = openapi_types.UUID
+
 // Page defines model for Page.
 type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
+
+// ListApprovalsParams defines parameters for ListApprovals.
+type ListApprovalsParams struct {
+	OrganizationId OrganizationIdQuery `form:"organizationId" json:"organizationId"`
+
+	// Page Page number from 1 (at most 100000).
+	Page *Page `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize Rows a page (1 to 100).
+	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+}
 
 // ListRunsParams defines parameters for ListRuns.
 type ListRunsParams struct {
@@ -173,8 +241,17 @@ type ListRunStepsParams struct {
 // CreateRunJSONRequestBody defines body for CreateRun for application/json ContentType.
 type CreateRunJSONRequestBody = CreateRunRequest
 
+// ApproveToolCallJSONRequestBody defines body for ApproveToolCall for application/json ContentType.
+type ApproveToolCallJSONRequestBody = ToolCallDecision
+
+// RejectToolCallJSONRequestBody defines body for RejectToolCall for application/json ContentType.
+type RejectToolCallJSONRequestBody = ToolCallDecision
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
+	// ListApprovals The tool calls waiting for a person in an organization's runs, oldest first
+	// (GET /api/assembler/approvals)
+	ListApprovals(ctx echo.Context, params ListApprovalsParams) error
 	// ListRuns The runs of a work item or of a seat, newest first
 	// (GET /api/assembler/runs)
 	ListRuns(ctx echo.Context, params ListRunsParams) error
@@ -184,17 +261,55 @@ type ServerInterface interface {
 	// GetRun A run record
 	// (GET /api/assembler/runs/{id})
 	GetRun(ctx echo.Context, id openapi_types.UUID) error
-	// CancelRun Cancel a queued or running run
+	// CancelRun Cancel an active run (Queued, Running or AwaitingApproval)
 	// (POST /api/assembler/runs/{id}/cancel)
 	CancelRun(ctx echo.Context, id openapi_types.UUID) error
 	// ListRunSteps A run's transcript, step by step
 	// (GET /api/assembler/runs/{id}/steps)
 	ListRunSteps(ctx echo.Context, id openapi_types.UUID, params ListRunStepsParams) error
+	// ApproveToolCall Approve a tool call waiting for a person
+	// (POST /api/assembler/runs/{id}/tool-calls/{callId}/approve)
+	ApproveToolCall(ctx echo.Context, id RunIdPath, callId CallIdPath) error
+	// RejectToolCall Reject a tool call waiting for a person
+	// (POST /api/assembler/runs/{id}/tool-calls/{callId}/reject)
+	RejectToolCall(ctx echo.Context, id RunIdPath, callId CallIdPath) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
 type ServerInterfaceWrapper struct {
 	Handler ServerInterface
+}
+
+// ListApprovals converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApprovals(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListApprovalsParams
+	// ------------- Required query parameter "organizationId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "organizationId", ctx.QueryParams(), &params.OrganizationId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organizationId: %s", err))
+	}
+
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "pageSize" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "pageSize", ctx.QueryParams(), &params.PageSize, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter pageSize: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApprovals(ctx, params)
+	return err
 }
 
 // ListRuns converts echo context to params.
@@ -309,6 +424,54 @@ func (w *ServerInterfaceWrapper) ListRunSteps(ctx echo.Context) error {
 	return err
 }
 
+// ApproveToolCall converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveToolCall(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id RunIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "callId" -------------
+	var callId CallIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "callId", ctx.Param("callId"), &callId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter callId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveToolCall(ctx, id, callId)
+	return err
+}
+
+// RejectToolCall converts echo context to params.
+func (w *ServerInterfaceWrapper) RejectToolCall(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id RunIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "callId" -------------
+	var callId CallIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "callId", ctx.Param("callId"), &callId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter callId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RejectToolCall(ctx, id, callId)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -360,6 +523,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/assembler/runs", wrapper.CreateRun, options.OperationMiddlewares["createRun"]...)
 	router.GET(options.BaseURL+"/api/assembler/runs/:id", wrapper.GetRun, options.OperationMiddlewares["getRun"]...)
 	router.POST(options.BaseURL+"/api/assembler/runs/:id/cancel", wrapper.CancelRun, options.OperationMiddlewares["cancelRun"]...)
+	router.GET(options.BaseURL+"/api/assembler/approvals", wrapper.ListApprovals, options.OperationMiddlewares["listApprovals"]...)
+	router.POST(options.BaseURL+"/api/assembler/runs/:id/tool-calls/:callId/approve", wrapper.ApproveToolCall, options.OperationMiddlewares["approveToolCall"]...)
+	router.POST(options.BaseURL+"/api/assembler/runs/:id/tool-calls/:callId/reject", wrapper.RejectToolCall, options.OperationMiddlewares["rejectToolCall"]...)
 	router.GET(options.BaseURL+"/api/assembler/runs/:id/steps", wrapper.ListRunSteps, options.OperationMiddlewares["listRunSteps"]...)
 
 }

@@ -20,24 +20,38 @@ type Runs interface {
 	List(ctx context.Context, memberID string, workItemID, seatID *string, p org.Page) ([]run.Run, error)
 	Cancel(ctx context.Context, memberID, id string) (run.Run, error)
 	Steps(ctx context.Context, memberID, id string, p org.Page) ([]run.Step, error)
+	Approvals(ctx context.Context, memberID, organizationID string, p org.Page) ([]run.Approval, int, error)
+}
+
+// Calls is what the handlers need to decide tool calls waiting for a person (memory.Service,
+// which remembers each decision).
+type Calls interface {
+	ApproveCall(ctx context.Context, memberID, runID, callID string, note *string) (run.Run, error)
+	RejectCall(ctx context.Context, memberID, runID, callID string, note *string) (run.Run, error)
 }
 
 // Handler implements ServerInterface.
-type Handler struct{ runs Runs }
+type Handler struct {
+	runs  Runs
+	calls Calls
+}
 
 // NewHandler returns a Handler.
-func NewHandler(runs Runs) *Handler { return &Handler{runs: runs} }
+func NewHandler(runs Runs, calls Calls) *Handler { return &Handler{runs: runs, calls: calls} }
 
 // Policies says who may call each operation of this package: members only, the domain checks
 // their capabilities.
 func Policies(v *authn.Verifier) httpx.Policies {
 	user := httpx.Allow(v.RequireUser())
 	return httpx.Policies{
-		"createRun":    user,
-		"listRuns":     user,
-		"getRun":       user,
-		"cancelRun":    user,
-		"listRunSteps": user,
+		"createRun":       user,
+		"listRuns":        user,
+		"getRun":          user,
+		"cancelRun":       user,
+		"listRunSteps":    user,
+		"listApprovals":   user,
+		"approveToolCall": user,
+		"rejectToolCall":  user,
 	}
 }
 

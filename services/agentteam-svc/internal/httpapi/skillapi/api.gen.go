@@ -337,6 +337,9 @@ type VersionRequest struct {
 	Version        string             `json:"version"`
 }
 
+// CallIdPath defines model for CallIdPath.
+type CallIdPath = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -345,6 +348,9 @@ type Page = int
 
 // PageSize defines model for PageSize.
 type PageSize = int
+
+// RunIdPath defines model for RunIdPath.
+type RunIdPath = openapi_types.UUID
 
 // ListAgentProfilesParams defines parameters for ListAgentProfiles.
 type ListAgentProfilesParams struct {
