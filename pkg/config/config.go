@@ -1,6 +1,8 @@
 // Package config loads a service's configuration from environment variables into a struct,
-// using `env:"NAME"` and `default:"value"` tags. Supported field types: string, bool, int,
-// int64, float64, time.Duration, []string (comma separated) and nested structs (flattened).
+// using `env:"NAME"` and `default:"value"` tags, and `min:"value"` on a number or duration that
+// must not go below value (a limit of 0 that would refuse every request, say). Supported field
+// types: string, bool, int, int64, float64, time.Duration, []string (comma separated) and
+// nested structs (flattened).
 package config
 
 import (
@@ -14,8 +16,8 @@ import (
 )
 
 // Load fills the struct pointed to by dst from the environment. A variable that is set but
-// cannot be parsed, or a field tagged `required:"true"` that is empty, is reported; all problems
-// are returned together.
+// cannot be parsed or is below its `min`, or a field tagged `required:"true"` that is empty, is
+// reported; all problems are returned together.
 func Load(dst any) error {
 	return LoadFrom(os.LookupEnv, dst)
 }
@@ -60,8 +62,35 @@ func load(lookup func(string) (string, bool), v reflect.Value, errs *[]error) {
 		}
 		if err := assign(fv, raw); err != nil {
 			*errs = append(*errs, fmt.Errorf("config: %s=%q: %w", name, raw, err))
+			continue
+		}
+		if lowest, ok := f.Tag.Lookup("min"); ok {
+			if err := atLeast(fv, lowest); err != nil {
+				*errs = append(*errs, fmt.Errorf("config: %s=%q: %w", name, raw, err))
+			}
 		}
 	}
+}
+
+// atLeast reports a number or duration fv below lowest, its field's `min` tag.
+func atLeast(fv reflect.Value, lowest string) error {
+	floor := reflect.New(fv.Type()).Elem()
+	if err := assign(floor, lowest); err != nil {
+		return fmt.Errorf("its min tag %q: %w", lowest, err)
+	}
+	below := false
+	switch fv.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		below = fv.Int() < floor.Int()
+	case reflect.Float64:
+		below = fv.Float() < floor.Float()
+	default:
+		return fmt.Errorf("a min tag on %s", fv.Type())
+	}
+	if below {
+		return fmt.Errorf("must be at least %s", lowest)
+	}
+	return nil
 }
 
 func assign(fv reflect.Value, raw string) error {

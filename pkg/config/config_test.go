@@ -49,6 +49,22 @@ var _ = Describe("loading configuration from the environment", func() {
 		Expect(err).To(MatchError(ContainSubstring("SECRET is required")))
 	})
 
+	It("refuses a number or duration below its min, naming the variable and the floor", func() {
+		type limits struct {
+			Steps   int           `env:"STEPS" default:"20" min:"1"`
+			Ratio   float64       `env:"SHARE" default:"0.5" min:"0.1"`
+			Timeout time.Duration `env:"WAIT" default:"1m" min:"1s"`
+		}
+		var l limits
+		Expect(config.LoadFrom(lookup(nil), &l)).To(Succeed())
+		Expect(l).To(Equal(limits{Steps: 20, Ratio: 0.5, Timeout: time.Minute}))
+		Expect(config.LoadFrom(lookup(map[string]string{"STEPS": "1", "SHARE": "0.1", "WAIT": "1s"}), &l)).To(Succeed())
+		err := config.LoadFrom(lookup(map[string]string{"STEPS": "0", "SHARE": "0.05", "WAIT": "500ms"}), &l)
+		Expect(err).To(MatchError(ContainSubstring(`STEPS="0": must be at least 1`)))
+		Expect(err).To(MatchError(ContainSubstring(`SHARE="0.05": must be at least 0.1`)))
+		Expect(err).To(MatchError(ContainSubstring(`WAIT="500ms": must be at least 1s`)))
+	})
+
 	It("refuses a destination that is not a pointer to a struct", func() {
 		Expect(config.LoadFrom(lookup(nil), settings{})).To(MatchError(ContainSubstring("pointer to a struct")))
 	})

@@ -23,8 +23,8 @@ var services = []string{"identity-svc", "content-svc", "agentteam-svc"}
 
 // variable is one environment variable of a service.
 type variable struct {
-	name, def, doc string
-	required       bool
+	name, def, min, doc string
+	required            bool
 }
 
 // pkgTypes are the struct types of one parsed package, with the import table of the file each
@@ -76,6 +76,9 @@ func run(root string) error {
 				def = "required"
 			case v.def == "":
 				def = "empty"
+			}
+			if v.min != "" {
+				def += " (at least `" + v.min + "`)"
 			}
 			fmt.Fprintf(w, "| `%s` | %s | %s |\n", v.name, def, v.doc)
 		}
@@ -145,7 +148,7 @@ func walk(root string, cache map[string]pkgTypes, types pkgTypes, typeName strin
 			}
 			if !seen[name] {
 				seen[name] = true
-				*vars = append(*vars, variable{name: name, def: tag.Get("default"), required: tag.Get("required") == "true", doc: doc})
+				*vars = append(*vars, variable{name: name, def: tag.Get("default"), min: tag.Get("min"), required: tag.Get("required") == "true", doc: doc})
 			}
 			continue
 		}

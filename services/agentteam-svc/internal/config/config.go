@@ -96,13 +96,13 @@ type Auth struct {
 type Runs struct {
 	// WorkerConcurrency is how many runs one process executes at once; 0 turns the worker and
 	// its sweeper off in this process (an API-only replica).
-	WorkerConcurrency int `env:"RUN_WORKER_CONCURRENCY" default:"4"`
+	WorkerConcurrency int `env:"RUN_WORKER_CONCURRENCY" default:"4" min:"0"`
 	// Lease is how long a worker holds a claimed run without renewing it; it renews every third
 	// of it while the model answers, and a run whose worker died is retried once it lapses.
-	Lease time.Duration `env:"RUN_LEASE" default:"60s"`
+	Lease time.Duration `env:"RUN_LEASE" default:"60s" min:"1s"`
 	// MaxAttempts bounds the claims of one run (a worker that died mid-run counts one); the
 	// run then fails with errorCode attempts_exhausted.
-	MaxAttempts int `env:"RUN_MAX_ATTEMPTS" default:"3"`
+	MaxAttempts int `env:"RUN_MAX_ATTEMPTS" default:"3" min:"1"`
 	// QueuedLimit is how long a run may wait Queued; a later claim or sweep fails it with
 	// errorCode queue_timeout.
 	QueuedLimit time.Duration `env:"RUN_QUEUED_LIMIT" default:"1h"`
@@ -126,20 +126,20 @@ type Runs struct {
 	MCPMaxBodyBytes int64 `env:"MCP_MAX_BODY_BYTES" default:"1048576"`
 	// MaxSteps is how many model calls one run makes at most: each answer with tool calls
 	// costs one more; a run that needs more fails with errorCode step_limit.
-	MaxSteps int `env:"RUN_MAX_STEPS" default:"20"`
+	MaxSteps int `env:"RUN_MAX_STEPS" default:"20" min:"1"`
 	// MaxToolCalls is how many tool calls one run makes at most; the next one fails the run
 	// with errorCode tool_call_limit.
-	MaxToolCalls int `env:"RUN_MAX_TOOL_CALLS" default:"40"`
+	MaxToolCalls int `env:"RUN_MAX_TOOL_CALLS" default:"40" min:"0"`
 	// MaxDuration is the wall time one attempt of a run may take, model and tool calls
 	// included; a run that takes longer fails with errorCode time_limit.
-	MaxDuration time.Duration `env:"RUN_MAX_DURATION" default:"10m"`
+	MaxDuration time.Duration `env:"RUN_MAX_DURATION" default:"10m" min:"1s"`
 	// MaxTokens bounds the prompt and completion tokens of one run (every model call
 	// summed); once reached, the run fails with errorCode token_limit instead of asking the
 	// model again. The agent's monthly budget applies as well.
-	MaxTokens int `env:"RUN_MAX_TOKENS" default:"200000"`
+	MaxTokens int `env:"RUN_MAX_TOKENS" default:"200000" min:"1"`
 	// ToolResultMaxBytes caps one tool result as the model reads it; a longer one is cut with
 	// a marker saying how long it was.
-	ToolResultMaxBytes int `env:"TOOL_RESULT_MAX_BYTES" default:"16384"`
+	ToolResultMaxBytes int `env:"TOOL_RESULT_MAX_BYTES" default:"16384" min:"256"`
 }
 
 // Load reads the environment and fills local-development defaults.
