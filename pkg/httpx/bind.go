@@ -21,13 +21,34 @@ import (
 // data after the JSON value, and an apperr TooLarge error when the body exceeds the server's
 // limit.
 func Bind(c echo.Context, dst any) error {
+	return bind(c, dst, false)
+}
+
+// BindOptional is Bind for an endpoint whose body may be left out: a request without a body
+// (or with an empty one) leaves dst as it is; a body that is sent is checked as Bind checks it.
+func BindOptional(c echo.Context, dst any) error {
+	return bind(c, dst, true)
+}
+
+// bind decodes the request's body into dst; an absent or empty body is an error unless optional.
+func bind(c echo.Context, dst any, optional bool) error {
 	body := c.Request().Body
+	empty := apperr.E(apperr.Invalid, "invalid_body", "The request body is empty.")
 	if body == nil || body == http.NoBody {
-		return apperr.E(apperr.Invalid, "invalid_body", "The request body is empty.")
+		if optional {
+			return nil
+		}
+		return empty
 	}
 	raw, err := io.ReadAll(body)
 	if err != nil {
 		return decodeError(err)
+	}
+	if len(raw) == 0 {
+		if optional {
+			return nil
+		}
+		return empty
 	}
 	if !utf8.Valid(raw) {
 		return invalidText("The request body")

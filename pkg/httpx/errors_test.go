@@ -165,6 +165,24 @@ var _ = Describe("answering errors as problem+json", func() {
 			Expect(problemOf(res).Detail).To(Equal("The request body is empty."))
 		})
 
+		It("leaves an optional body's defaults when none is sent, announced or streamed, and checks one that is", func() {
+			res := srv.post("/bind-optional", ``)
+			Expect(res.status).To(Equal(http.StatusOK))
+			Expect(res.body).To(MatchJSON(`{"title":"default","count":0}`))
+
+			res = srv.do(http.MethodPost, "/bind-optional", io.MultiReader(strings.NewReader("")))
+			Expect(res.status).To(Equal(http.StatusOK))
+			Expect(res.body).To(MatchJSON(`{"title":"default","count":0}`))
+
+			res = srv.post("/bind-optional", `{"title":"given"}`)
+			Expect(res.status).To(Equal(http.StatusOK))
+			Expect(res.body).To(MatchJSON(`{"title":"given","count":0}`))
+
+			res = srv.post("/bind-optional", `{"title": `)
+			Expect(res.status).To(Equal(http.StatusBadRequest))
+			Expect(problemOf(res).Code).To(Equal("invalid_json"))
+		})
+
 		It("refuses a body over the limit with 413, announced or streamed", func() {
 			big := `{"title":"` + strings.Repeat("x", 2048) + `"}`
 			res := srv.post("/bind", big)

@@ -169,6 +169,13 @@ func appRoutes(e *echo.Echo) {
 		}
 		return c.JSON(http.StatusOK, body)
 	})
+	e.POST("/bind-optional", func(c echo.Context) error {
+		body := titleBody{Title: "default"}
+		if err := httpx.BindOptional(c, &body); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, body)
+	})
 	e.GET("/items/:id", func(c echo.Context) error { return c.String(http.StatusOK, c.Param("id")+"|"+c.QueryParam("q")) })
 	e.GET("/generated", func(echo.Context) error {
 		// The error oapi-codegen's echo wrapper returns for a query parameter that is no integer.

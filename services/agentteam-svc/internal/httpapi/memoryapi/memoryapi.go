@@ -131,10 +131,8 @@ func (h *Handler) ApproveRun(c echo.Context, id openapi_types.UUID) error {
 		return err
 	}
 	var req ApproveRunRequest
-	if c.Request().ContentLength != 0 {
-		if err := httpx.Bind(c, &req); err != nil {
-			return err
-		}
+	if err := httpx.BindOptional(c, &req); err != nil {
+		return err
 	}
 	e, err := h.memory.Approve(c.Request().Context(), member, id.String(), req.EditedOutput)
 	if err != nil {

@@ -53,10 +53,8 @@ func (h *Handler) decide(c echo.Context, runID, callID string,
 		return err
 	}
 	var req ToolCallDecision
-	if c.Request().ContentLength != 0 {
-		if err := httpx.Bind(c, &req); err != nil {
-			return err
-		}
+	if err := httpx.BindOptional(c, &req); err != nil {
+		return err
 	}
 	r, err := decide(c.Request().Context(), member, runID, callID, req.Note)
 	if err != nil {

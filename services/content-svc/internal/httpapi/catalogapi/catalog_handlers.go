@@ -109,10 +109,8 @@ func (h *Handler) PublishContainer(c echo.Context, id openapi_types.UUID) error 
 // UnpublishContainer unpublishes a container with an optional reason; the body may be absent.
 func (h *Handler) UnpublishContainer(c echo.Context, id openapi_types.UUID) error {
 	var b UnpublishRequest
-	if c.Request().ContentLength != 0 {
-		if err := httpx.Bind(c, &b); err != nil {
-			return err
-		}
+	if err := httpx.BindOptional(c, &b); err != nil {
+		return err
 	}
 	if err := h.catalog.Unpublish(c.Request().Context(), id.String(), deref(b.Reason), actor(c)); err != nil {
 		return err

@@ -64,10 +64,8 @@ func (h *Handler) CreateApiKey(c echo.Context, tenantID openapi_types.UUID) erro
 // RevokeApiKey revokes a key; the body with a reason is optional.
 func (h *Handler) RevokeApiKey(c echo.Context, tenantID, keyID openapi_types.UUID) error {
 	var body ApiKeyRevoke
-	if c.Request().ContentLength != 0 {
-		if err := httpx.Bind(c, &body); err != nil {
-			return err
-		}
+	if err := httpx.BindOptional(c, &body); err != nil {
+		return err
 	}
 	if err := h.apiKeys.Revoke(c.Request().Context(), caller.Of(c), tenantID.String(), keyID.String(), deref(body.Reason)); err != nil {
 		return err

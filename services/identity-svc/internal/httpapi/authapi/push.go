@@ -35,10 +35,8 @@ func (h *Handler) SubscribePush(c echo.Context) error {
 // UnsubscribePush removes one or all of the caller's subscriptions; the body is optional.
 func (h *Handler) UnsubscribePush(c echo.Context) error {
 	var req PushUnsubscribeRequest
-	if c.Request().ContentLength != 0 {
-		if err := httpx.Bind(c, &req); err != nil {
-			return err
-		}
+	if err := httpx.BindOptional(c, &req); err != nil {
+		return err
 	}
 	if err := h.push.Unsubscribe(c.Request().Context(), authn.FromContext(c).Subject, str(req.Endpoint)); err != nil {
 		return err
