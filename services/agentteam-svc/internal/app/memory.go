@@ -36,7 +36,7 @@ func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Lo
 	notices := bus.NewMemoryNotices(a.bus, log)
 	svc := memory.NewService(memory.Deps{
 		Store:     st,
-		Runs:      store.NewRuns(a.db, outbox.NewWriter(events.SourceAgentteam)),
+		Runs:      store.NewRuns(a.db, outbox.NewWriter(events.SourceAgentteam), orgCap(cfg)),
 		Analytics: st,
 		Access:    checker,
 		Embedder:  newEmbedder(cfg),

@@ -25,6 +25,8 @@ type Store interface {
 	Cancel(ctx context.Context, id string, cancel func(*Run) (audit.Entry, error)) (Run, error)
 	// Steps answers a page of the run's transcript in order.
 	Steps(ctx context.Context, runID string, p org.Page) ([]Step, error)
+	// Events answers up to limit of the run's events after seq after, in order.
+	Events(ctx context.Context, runID string, after int64, limit int) ([]Event, error)
 }
 
 // Seats answers seats.
@@ -95,6 +97,22 @@ func (s *Service) Steps(ctx context.Context, memberID, id string, p org.Page) ([
 		return nil, err
 	}
 	return s.store.Steps(ctx, id, p)
+}
+
+// EventReader answers the events of one run after seq after, in order, at most EventPage of
+// them.
+type EventReader func(ctx context.Context, after int64) ([]Event, error)
+
+// Events lets whoever may read the run (ViewBoard on its team) read its events: it answers the
+// run as it is now and the reader of its events. It returns NotFound and Forbidden.
+func (s *Service) Events(ctx context.Context, memberID, id string) (Run, EventReader, error) {
+	r, err := s.Get(ctx, memberID, id)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	return r, func(ctx context.Context, after int64) ([]Event, error) {
+		return s.store.Events(ctx, id, after, EventPage)
+	}, nil
 }
 
 // List lists the runs of a work item or of a seat, exactly one of which is given, newest first

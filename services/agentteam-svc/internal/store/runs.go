@@ -107,10 +107,15 @@ func (jobModel) TableName() string { return "jobs" }
 type Runs struct {
 	db     *gorm.DB
 	outbox *outbox.Writer
+	// orgCap is how many runs of one organization may be Running at once (RunWork's).
+	orgCap int
 }
 
-// NewRuns returns a Runs store that wakes workers through w.
-func NewRuns(db *gorm.DB, w *outbox.Writer) *Runs { return &Runs{db: db, outbox: w} }
+// NewRuns returns a Runs store that wakes workers through w; a cancelled Running run frees one
+// of its organization's orgCap slots for the next waiting run.
+func NewRuns(db *gorm.DB, w *outbox.Writer, orgCap int) *Runs {
+	return &Runs{db: db, outbox: w, orgCap: orgCap}
+}
 
 // Enqueue queues r with the audit entry in one transaction (see enqueueRun): created is false
 // when the work item already had an active run for the seat, which is returned instead and
@@ -178,6 +183,11 @@ func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (aud
 			Updates(map[string]any{"status": string(run.JobDone), "lease_owner": "", "lease_until": nil, "last_error": out.Error, "updated_at": out.UpdatedAt}).Error
 		if err != nil {
 			return pgdb.Translate(err, "job")
+		}
+		if m.Status == string(run.Running) {
+			if err := wakeWaiting(ctx, tx, s.outbox, out.OrganizationID, s.orgCap); err != nil {
+				return err
+			}
 		}
 		return writeAudit(tx, e)
 	})

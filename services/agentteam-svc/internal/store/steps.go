@@ -59,3 +59,53 @@ func (s *Runs) Steps(ctx context.Context, runID string, p org.Page) ([]run.Step,
 	}
 	return mapAll(rows, stepModel.toDomain), nil
 }
+
+// eventModel is a run_events row (migration 00070).
+type eventModel struct {
+	Seq       int64
+	Kind      string
+	Status    string
+	ErrorCode string
+	Error     string
+	StepSeq   *int
+	CreatedAt time.Time
+}
+
+// Events answers up to limit of the run's events after seq after, in order, each step event
+// with its step as it is now.
+func (s *Runs) Events(ctx context.Context, runID string, after int64, limit int) ([]run.Event, error) {
+	db := s.db.WithContext(ctx)
+	var rows []eventModel
+	err := db.Raw(`SELECT seq, kind, status, error_code, error, step_seq, created_at FROM run_events
+		WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, after, limit).Scan(&rows).Error
+	if err != nil {
+		return nil, pgdb.Translate(err, "run event")
+	}
+	var seqs []int
+	for _, e := range rows {
+		if e.StepSeq != nil {
+			seqs = append(seqs, *e.StepSeq)
+		}
+	}
+	steps := map[int]run.Step{}
+	if len(seqs) > 0 {
+		var found []stepModel
+		if err := db.Raw(`SELECT * FROM run_steps WHERE run_id = ? AND seq IN ?`, runID, seqs).Scan(&found).Error; err != nil {
+			return nil, pgdb.Translate(err, "run step")
+		}
+		for _, m := range found {
+			steps[m.Seq] = m.toDomain()
+		}
+	}
+	out := make([]run.Event, len(rows))
+	for i, e := range rows {
+		out[i] = run.Event{Seq: e.Seq, Kind: run.EventKind(e.Kind), Status: run.Status(e.Status), ErrorCode: e.ErrorCode, Error: e.Error,
+			CreatedAt: e.CreatedAt}
+		if e.StepSeq != nil {
+			if st, ok := steps[*e.StepSeq]; ok {
+				out[i].Step = &st
+			}
+		}
+	}
+	return out, nil
+}

@@ -4,6 +4,7 @@ package runapi
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
@@ -20,24 +21,35 @@ type Runs interface {
 	List(ctx context.Context, memberID string, workItemID, seatID *string, p org.Page) ([]run.Run, error)
 	Cancel(ctx context.Context, memberID, id string) (run.Run, error)
 	Steps(ctx context.Context, memberID, id string, p org.Page) ([]run.Step, error)
+	Events(ctx context.Context, memberID, id string) (run.Run, run.EventReader, error)
 }
 
 // Handler implements ServerInterface.
-type Handler struct{ runs Runs }
+type Handler struct {
+	runs    Runs
+	changes Changes
+	// streams holds a token per open event stream, up to the process's bound.
+	streams chan struct{}
+	log     *slog.Logger
+}
 
-// NewHandler returns a Handler.
-func NewHandler(runs Runs) *Handler { return &Handler{runs: runs} }
+// NewHandler returns a Handler that serves up to maxStreams event streams at once, woken by
+// changes, and logs the streams that broke off to log.
+func NewHandler(runs Runs, changes Changes, maxStreams int, log *slog.Logger) *Handler {
+	return &Handler{runs: runs, changes: changes, streams: newStreams(maxStreams), log: log}
+}
 
 // Policies says who may call each operation of this package: members only, the domain checks
 // their capabilities.
 func Policies(v *authn.Verifier) httpx.Policies {
 	user := httpx.Allow(v.RequireUser())
 	return httpx.Policies{
-		"createRun":    user,
-		"listRuns":     user,
-		"getRun":       user,
-		"cancelRun":    user,
-		"listRunSteps": user,
+		"createRun":       user,
+		"listRuns":        user,
+		"getRun":          user,
+		"cancelRun":       user,
+		"listRunSteps":    user,
+		"streamRunEvents": user,
 	}
 }
 
