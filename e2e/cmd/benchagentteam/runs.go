@@ -70,23 +70,11 @@ func runs(ctx context.Context, args []string) error {
 	if err := c.post(ctx, "/api/orgboard/seats/"+seat.ID+"/agent", map[string]any{"name": "Bench", "apiConfigId": conn.ID}, &agent); err != nil {
 		return err
 	}
-	tasks := make([]string, *n+*serial)
-	if err := parallel(len(tasks), *concurrency, func(i int) error {
-		var t idOnly
-		err := c.post(ctx, "/api/orgboard/tasks", map[string]any{"teamId": *team, "title": fmt.Sprintf("Run %d", i), "type": "Task"}, &t)
-		tasks[i] = t.ID
-		return err
-	}); err != nil {
+	tasks, err := newTasks(ctx, c, *team, "Run", *n+*serial, *concurrency)
+	if err != nil {
 		return err
 	}
-
-	start := time.Now()
-	if err := parallel(*n, *concurrency, func(i int) error {
-		return c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seat.ID, "workItemId": tasks[i]}, nil)
-	}); err != nil {
-		return err
-	}
-	finished, err := waitRuns(ctx, c, seat.ID, *n)
+	start, finished, err := burst(ctx, c, seat.ID, tasks[:*n], *concurrency)
 	if err != nil {
 		return err
 	}
@@ -134,6 +122,32 @@ func runs(ctx context.Context, args []string) error {
 			"agentteam-runs-one-by-one", len(took), pct(took, 0.5), pct(took, 0.99))
 	}
 	return nil
+}
+
+// newTasks creates n tasks on the team, titled "<title> <i>", from concurrency clients, and
+// answers their ids.
+func newTasks(ctx context.Context, c *apiClient, team, title string, n, concurrency int) ([]string, error) {
+	tasks := make([]string, n)
+	err := parallel(n, concurrency, func(i int) error {
+		var t idOnly
+		err := c.post(ctx, "/api/orgboard/tasks", map[string]any{"teamId": team, "title": fmt.Sprintf("%s %d", title, i), "type": "Task"}, &t)
+		tasks[i] = t.ID
+		return err
+	})
+	return tasks, err
+}
+
+// burst queues a run of the seat on each task from concurrency clients and waits until all of
+// them finished; it answers when the first was queued and the finished runs.
+func burst(ctx context.Context, c *apiClient, seatID string, tasks []string, concurrency int) (time.Time, []runRecord, error) {
+	start := time.Now()
+	if err := parallel(len(tasks), concurrency, func(i int) error {
+		return c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seatID, "workItemId": tasks[i]}, nil)
+	}); err != nil {
+		return start, nil, err
+	}
+	finished, err := waitRuns(ctx, c, seatID, len(tasks))
+	return start, finished, err
 }
 
 // pct is the p-th percentile of the durations in milliseconds; it sorts them.

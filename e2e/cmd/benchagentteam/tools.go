@@ -81,23 +81,11 @@ func tools(ctx context.Context, args []string) error {
 		"autonomy": "Autonomous", "mcpServerIds": []string{server.ID}}, nil); err != nil {
 		return err
 	}
-	tasks := make([]string, *n+*serial)
-	if err := parallel(len(tasks), *concurrency, func(i int) error {
-		var t idOnly
-		err := c.post(ctx, "/api/orgboard/tasks", map[string]any{"teamId": *team, "title": fmt.Sprintf("Tool run %d", i), "type": "Task"}, &t)
-		tasks[i] = t.ID
-		return err
-	}); err != nil {
+	tasks, err := newTasks(ctx, c, *team, "Tool run", *n+*serial, *concurrency)
+	if err != nil {
 		return err
 	}
-
-	start := time.Now()
-	if err := parallel(*n, *concurrency, func(i int) error {
-		return c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seat.ID, "workItemId": tasks[i]}, nil)
-	}); err != nil {
-		return err
-	}
-	finished, err := waitRuns(ctx, c, seat.ID, *n)
+	start, finished, err := burst(ctx, c, seat.ID, tasks[:*n], *concurrency)
 	if err != nil {
 		return err
 	}
