@@ -218,6 +218,7 @@ var _ = Describe("cancelling a run", func() {
 		cancelled := time.Now()
 		ok("POST", "/api/assembler/runs/"+id+"/cancel", c.Member.Token, nil, nil)
 		Eventually(runStatus(nextID)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
+		AddReportEntry("cancel to the next run completed", time.Since(cancelled).String())
 		Expect(time.Since(cancelled)).To(BeNumerically("<", 1500*time.Millisecond))
 		Expect(readRun(id).Status).To(Equal("Cancelled"))
 		Expect(logs.String()).To(MatchRegexp(`"msg":"run was cancelled or taken over while it ran"[^\n]*"run_id":"` + id))
@@ -241,6 +242,7 @@ var _ = Describe("cancelling a run", func() {
 		cancelled := time.Now()
 		ok("POST", "/api/assembler/runs/"+id+"/cancel", c.Member.Token, nil, nil)
 		Eventually(runStatus(nextID)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
+		AddReportEntry("cancel to the next run completed", time.Since(cancelled).String())
 		Expect(time.Since(cancelled)).To(BeNumerically("<", 1500*time.Millisecond))
 		Expect(readRun(id).Status).To(Equal("Cancelled"))
 		Expect(model.calls()).To(HaveLen(1))
@@ -270,6 +272,7 @@ var _ = Describe("sharing the workers between organizations", func() {
 		started := time.Now()
 		id := seedTeam(b, agentSpec{Primary: newConnection(b, fast.URL+"/v1", key)}).enqueue()
 		Eventually(runStatus(id)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
+		AddReportEntry("the other organization's run, queued to completed", time.Since(started).String())
 		Expect(time.Since(started)).To(BeNumerically("<", 1500*time.Millisecond))
 
 		g.release()
