@@ -29,9 +29,10 @@ type sseEvent struct {
 
 // eventStream is an open GET /runs/{id}/events.
 type eventStream struct {
-	status int
-	events chan sseEvent
-	cancel context.CancelFunc
+	status     int
+	retryAfter string
+	events     chan sseEvent
+	cancel     context.CancelFunc
 	// ended is closed once the server ended the stream.
 	ended chan struct{}
 }
@@ -49,7 +50,8 @@ func followRun(api *testkit.API, runID, token, query string, header ...string) *
 	}
 	res, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
-	s := &eventStream{status: res.StatusCode, events: make(chan sseEvent, 100), cancel: cancel, ended: make(chan struct{})}
+	s := &eventStream{status: res.StatusCode, retryAfter: res.Header.Get("Retry-After"), events: make(chan sseEvent, 100), cancel: cancel,
+		ended: make(chan struct{})}
 	DeferCleanup(cancel)
 	if res.StatusCode != http.StatusOK {
 		_ = res.Body.Close()
@@ -186,6 +188,27 @@ var _ = Describe("a run's live event stream", func() {
 		Expect(followRun(client, id, c.Stranger.Token, "").status).To(Equal(http.StatusForbidden))
 		Expect(followRun(client, id, c.Member.Token, "", "Last-Event-ID", "soon").status).To(Equal(http.StatusBadRequest))
 		Expect(followRun(client, "7d3c9f8e-0000-4000-8000-000000000001", c.Member.Token, "").status).To(Equal(http.StatusNotFound))
+	})
+
+	It("serves as many streams as the replica may, answers one more 503 with Retry-After, and frees a stream's place when its client leaves", func() {
+		edited := suiteCfg
+		edited.Runs.EventStreams = 1
+		api := serve(edited)
+		c := newCrew()
+		id := seedTeam(c, agentSpec{Primary: uuid.NewString()}).enqueue()
+		first := followRun(api, id, c.Member.Token, "")
+		Expect(first.next(5 * time.Second).Data).To(HaveKeyWithValue("status", "Queued"))
+
+		second := followRun(api, id, c.Member.Token, "")
+		Expect(second.status).To(Equal(http.StatusServiceUnavailable))
+		Expect(second.retryAfter).To(Equal("5"))
+
+		first.cancel()
+		Eventually(func() int {
+			s := followRun(api, id, c.Member.Token, "")
+			defer s.cancel()
+			return s.status
+		}).WithTimeout(5 * time.Second).Should(Equal(http.StatusOK))
 	})
 })
 
