@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -160,7 +161,6 @@ var _ = Describe("a run's live event stream", func() {
 			seen = append(seen, first.next(5*time.Second))
 		}
 		Expect(seen[0].Data).To(HaveKeyWithValue("kind", "Model"))
-		Expect(seen[0].Data).To(HaveKeyWithValue("askedForTools", true))
 		Expect(seen[len(seen)-1].Data).To(And(HaveKeyWithValue("toolName", mcptest.ReadPage), HaveKeyWithValue("status", "Succeeded")))
 		last := seen[len(seen)-1].ID
 		first.cancel()
@@ -172,11 +172,21 @@ var _ = Describe("a run's live event stream", func() {
 			Expect(e.ID).To(Equal(last+int64(i)+1), "event ids follow Last-Event-ID without a gap or a repeat")
 		}
 		Expect(rest[len(rest)-1]).To(MatchFields(IgnoreExtras, Fields{"Event": Equal("status"), "Data": HaveKeyWithValue("status", "Completed")}))
-		Expect(rest[len(rest)-2].Data).To(And(HaveKeyWithValue("kind", "Model"), HaveKeyWithValue("askedForTools", false)))
 
-		By("a stream of a finished run answers what follows Last-Event-ID and ends")
+		By("a stream of a finished run answers what follows Last-Event-ID, each step as it ended, and ends")
 		all := followRun(other, id, c.Member.Token, "?lastEventId=0").rest()
 		Expect(all).To(HaveLen(int(rest[len(rest)-1].ID)))
+		var steps []map[string]any
+		for _, e := range all {
+			if e.Event == "step" && !slices.ContainsFunc(steps, func(d map[string]any) bool { return d["seq"] == e.Data["seq"] }) {
+				steps = append(steps, e.Data)
+			}
+		}
+		Expect(steps).To(HaveExactElements(
+			And(HaveKeyWithValue("kind", "Model"), HaveKeyWithValue("askedForTools", true)),
+			And(HaveKeyWithValue("kind", "ToolCall"), HaveKeyWithValue("toolName", mcptest.ReadPage), HaveKeyWithValue("status", "Succeeded")),
+			And(HaveKeyWithValue("kind", "Model"), HaveKeyWithValue("askedForTools", false)),
+		))
 		Expect(followRun(client, id, c.Member.Token, "", "Last-Event-ID", strconv.FormatInt(rest[len(rest)-1].ID, 10)).rest()).To(BeEmpty())
 		Expect(logs.String()).NotTo(ContainSubstring("mcp-secret-events"))
 	})
