@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,25 +26,11 @@ const toolCallsPerRun = 3
 // model calls and three tool calls), with both stubs answering at once, so the loopback round
 // trips of the calls count as the platform's.
 func tools(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("tools", flag.ContinueOnError)
-	base := fs.String("base", "http://127.0.0.1:8083", "the service's base URL")
-	tokenFile := fs.String("token-file", "", "file holding the organization owner's bearer token")
-	org := fs.String("org", "", "the seeded organization id")
-	team := fs.String("team", "", "the seeded team id")
-	n := fs.Int("n", 100, "runs to queue at once")
-	serial := fs.Int("serial", 50, "runs queued one at a time afterwards, each after the last finished")
-	concurrency := fs.Int("concurrency", 8, "clients queueing runs at once")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseRunFlags("tools", args, 100, 50)
+	if err != nil {
 		return err
 	}
-	if *tokenFile == "" || *org == "" || *team == "" {
-		return errors.New("-token-file, -org and -team are required")
-	}
-	raw, err := os.ReadFile(*tokenFile)
-	if err != nil {
-		return fmt.Errorf("read token: %w", err)
-	}
-	c := &apiClient{base: *base, token: strings.TrimSpace(string(raw))}
+	c := o.client
 
 	script := make([][]modelstub.Call, toolCallsPerRun)
 	for i := range script {
@@ -66,26 +48,26 @@ func tools(ctx context.Context, args []string) error {
 	defer stopMCP()
 
 	var conn, server, seat idOnly
-	if err := c.post(ctx, "/api/orgboard/model-connections", map[string]any{"organizationId": *org, "name": "Bench tool stub",
+	if err := c.post(ctx, "/api/orgboard/model-connections", map[string]any{"organizationId": o.org, "name": "Bench tool stub",
 		"baseUrl": "http://" + modelAddr + "/v1", "model": "stub", "apiKey": "sk-bench-tool-stub"}, &conn); err != nil {
 		return err
 	}
-	if err := c.post(ctx, "/api/orgboard/mcp-servers", map[string]any{"organizationId": *org, "name": "Bench lookup",
+	if err := c.post(ctx, "/api/orgboard/mcp-servers", map[string]any{"organizationId": o.org, "name": "Bench lookup",
 		"url": "http://" + mcpAddr + "/mcp"}, &server); err != nil {
 		return err
 	}
-	if err := c.post(ctx, "/api/orgboard/seats", map[string]any{"teamId": *team, "roleName": "Bench tool agent"}, &seat); err != nil {
+	if err := c.post(ctx, "/api/orgboard/seats", map[string]any{"teamId": o.team, "roleName": "Bench tool agent"}, &seat); err != nil {
 		return err
 	}
 	if err := c.post(ctx, "/api/orgboard/seats/"+seat.ID+"/agent", map[string]any{"name": "Bench tools", "apiConfigId": conn.ID,
 		"autonomy": "Autonomous", "mcpServerIds": []string{server.ID}}, nil); err != nil {
 		return err
 	}
-	tasks, err := newTasks(ctx, c, *team, "Tool run", *n+*serial, *concurrency)
+	tasks, err := newTasks(ctx, c, o.team, "Tool run", o.n+o.serial, o.concurrency)
 	if err != nil {
 		return err
 	}
-	start, finished, err := burst(ctx, c, seat.ID, tasks[:*n], *concurrency)
+	start, finished, err := burst(ctx, c, seat.ID, tasks[:o.n], o.concurrency)
 	if err != nil {
 		return err
 	}
@@ -103,7 +85,7 @@ func tools(ctx context.Context, args []string) error {
 		"agentteam-tool-runs-burst", float64(len(finished))/last.Sub(start).Seconds(), len(finished), toolCallsPerRun, failed)
 
 	var perStep []time.Duration
-	for _, task := range tasks[*n:] {
+	for _, task := range tasks[o.n:] {
 		var r idOnly
 		if err := c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seat.ID, "workItemId": task}, &r); err != nil {
 			return err

@@ -234,6 +234,17 @@ var _ = Describe("cancelling a run", func() {
 		})
 	}
 
+	// cancelThenNext cancels the run and expects the worker's next run to complete within 1.5 s.
+	cancelThenNext := func(c crew, id, nextID string) {
+		GinkgoHelper()
+		cancelled := time.Now()
+		ok("POST", "/api/assembler/runs/"+id+"/cancel", c.Member.Token, nil, nil)
+		Eventually(runStatus(nextID)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
+		AddReportEntry("cancel to the next run completed", time.Since(cancelled).String())
+		Expect(time.Since(cancelled)).To(BeNumerically("<", 1500*time.Millisecond))
+		Expect(readRun(id).Status).To(Equal("Cancelled"))
+	}
+
 	It("abandons a slow model call within a second, and the worker takes the next run", func() {
 		oneWorker()
 		c := newCrew()
@@ -248,12 +259,7 @@ var _ = Describe("cancelling a run", func() {
 		nextID := waiting.enqueue()
 		Consistently(runStatus(nextID)).WithTimeout(300 * time.Millisecond).Should(Equal("Queued"))
 
-		cancelled := time.Now()
-		ok("POST", "/api/assembler/runs/"+id+"/cancel", c.Member.Token, nil, nil)
-		Eventually(runStatus(nextID)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
-		AddReportEntry("cancel to the next run completed", time.Since(cancelled).String())
-		Expect(time.Since(cancelled)).To(BeNumerically("<", 1500*time.Millisecond))
-		Expect(readRun(id).Status).To(Equal("Cancelled"))
+		cancelThenNext(c, id, nextID)
 		Expect(logs.String()).To(MatchRegexp(`"msg":"run was cancelled or taken over while it ran"[^\n]*"run_id":"` + id))
 	})
 
@@ -262,6 +268,7 @@ var _ = Describe("cancelling a run", func() {
 		c := newCrew()
 		server := mcptest.NewAnnotated()
 		DeferCleanup(server.Close)
+		server.SlowFor = 5 * time.Second
 		mcpID := newMCPServer(c, server.URL+"/mcp", "Bearer mcp-secret-slow")
 		model := toolModel("never", []stubCall{{Name: mcptest.Slow, Arguments: `{}`}})
 		next := newModelStub(answering("next one done"))
@@ -272,12 +279,7 @@ var _ = Describe("cancelling a run", func() {
 		Eventually(server.Live).WithTimeout(20 * time.Second).Should(Equal(1))
 		nextID := waiting.enqueue()
 
-		cancelled := time.Now()
-		ok("POST", "/api/assembler/runs/"+id+"/cancel", c.Member.Token, nil, nil)
-		Eventually(runStatus(nextID)).WithTimeout(1500 * time.Millisecond).Should(Equal("Completed"))
-		AddReportEntry("cancel to the next run completed", time.Since(cancelled).String())
-		Expect(time.Since(cancelled)).To(BeNumerically("<", 1500*time.Millisecond))
-		Expect(readRun(id).Status).To(Equal("Cancelled"))
+		cancelThenNext(c, id, nextID)
 		Expect(model.calls()).To(HaveLen(1))
 	})
 })
