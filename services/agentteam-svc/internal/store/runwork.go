@@ -54,11 +54,9 @@ func lockRun(tx *gorm.DB, id string) error {
 // runs leased.
 func (s *RunWork) Claim(ctx context.Context, runID, owner string, length time.Duration) (r run.Run, l jobs.Lease, err error) {
 	err = pgdb.InTx(ctx, s.db, func(tx *gorm.DB) (err error) {
-		if err = lockRun(tx, runID); err != nil {
-			return err
-		}
+		// lockRun's lock, reading the run's organization on the way.
 		var orgID string
-		if err := tx.Raw(`SELECT organization_id FROM agent_runs WHERE id = ?`, runID).Scan(&orgID).Error; err != nil {
+		if err := tx.Raw(`SELECT organization_id FROM agent_runs WHERE id = ? FOR UPDATE`, runID).Scan(&orgID).Error; err != nil {
 			return pgdb.Translate(err, "agent run")
 		}
 		if orgID == "" {
