@@ -35,7 +35,10 @@
 # answering at once, so a run's queued-to-finished time is what the queue adds), team memory
 # search (top 3) over BENCH_MEMORY_ENTRIES entries created through the API, the skill list of
 # that organization with 2,000 own and 500 shared skills (services/agentteam-svc/cmd/skillbench
-# seed), and the indexing throughput of a 1,000-file Git source (skillbench index).
+# seed), the indexing throughput of a 1,000-file Git source (skillbench index), and runs that
+# call tools (e2e/cmd/benchagentteam tools: BENCH_TOOL_RUNS runs of three tool calls each, a
+# scripted model stub and a local MCP server answering at once; runs per second, and what the
+# platform adds per step).
 #
 # identity: scripts/bench-identity.sh: API-key validate over 10,000 keys, login beside the
 # machine's argon2id limit, and token refresh.
@@ -50,6 +53,7 @@
 #   BENCH_UPLOAD_BYTES  size of the uploaded AEP file (default 1073741824, 1 GiB; 0 skips it)
 #   BENCH_TASKS         tasks on the benchmarked board (default 5000)
 #   BENCH_RUNS          agent runs queued through the worker (default 200)
+#   BENCH_TOOL_RUNS     agent runs with three tool calls each queued at once (default 100)
 #   BENCH_MEMORY_ENTRIES  team memory entries searched (default 10000)
 #   BENCH_LATENCY_RATE  requests per second of the steady latency lines (default 200)
 #   BENCH_GOMEMLIMIT    the services' soft memory limit (default 200MiB; see below)
@@ -336,6 +340,9 @@ bench_agentteam() {
 
 	# Its own profile address: the content block's service may still be listening on its own.
 	PPROF="127.0.0.1:18194"
+	# Every bench run is the one seeded organization's: its cap on concurrent runs is raised to the
+	# worker's concurrency, so the run lines measure the platform rather than the cap.
+	export RUN_ORG_CONCURRENCY="${RUN_WORKER_CONCURRENCY:-4}"
 	export HTTP_ADDR="$addr" DATABASE_URL="$dsn" NATS_SUBJECT_PREFIX="bench_agentteam" \
 		JWKS_URL="http://$jwks/.well-known/jwks.json" LOG_LEVEL=warn OUTBOUND_ALLOW_LOOPBACK=true HTTP_PPROF_ADDR="$PPROF"
 	"$OUT/agentteam-svc" migrate >"$OUT/agentteam-migrate.log" 2>&1 || die "migrate: $(tail -n 20 "$OUT/agentteam-migrate.log")"
@@ -368,6 +375,8 @@ bench_agentteam() {
 	echo "agentteam-skill-indexing: $("$OUT/skillbench" index -dsn "$dsn" -files 1000) (goal 200 files/s)"
 	"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
 		-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
+	"$OUT/benchagentteam" tools -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
+		-team "$BOARD_TEAM_ID" -n "${BENCH_TOOL_RUNS:-100}"
 	log "seeding ${BENCH_MEMORY_ENTRIES:-10000} memory entries through the API"
 	"$OUT/benchagentteam" memory -base "http://$addr" -token-file "$OUT/agentteam.token" -team "$BOARD_TEAM_ID" \
 		-n "${BENCH_MEMORY_ENTRIES:-10000}" -out "$OUT/agentteam-memory.targets"

@@ -49,6 +49,14 @@ func (e HeldError) RetryAt() time.Time { return e.Until.Add(Slack) }
 // When renew answers ErrLeaseLost, work's context is cancelled and Keep returns ErrLeaseLost;
 // other renewal errors are retried at the next tick. Otherwise it returns work's error.
 func Keep(ctx context.Context, l Lease, renew func(context.Context, Lease) error, work func(context.Context) error) error {
+	return KeepChecking(ctx, l, renew, nil, work)
+}
+
+// KeepChecking is Keep that also renews at once each time check delivers: a hint that the job
+// may have been cancelled or taken over (a notification of its change), so that work's
+// context is cancelled as soon as the renewal says the lease is lost rather than at the next
+// tick. A nil check never delivers.
+func KeepChecking(ctx context.Context, l Lease, renew func(context.Context, Lease) error, check <-chan struct{}, work func(context.Context) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	renewing := make(chan struct{})
@@ -61,9 +69,10 @@ func Keep(ctx context.Context, l Lease, renew func(context.Context, Lease) error
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if errors.Is(renew(ctx, l), ErrLeaseLost) {
-					cancel(ErrLeaseLost)
-				}
+			case <-check:
+			}
+			if errors.Is(renew(ctx, l), ErrLeaseLost) {
+				cancel(ErrLeaseLost)
 			}
 		}
 	}()

@@ -53,6 +53,9 @@ func NewAPI(base string, openapiYAML []byte) *API {
 	return &API{base: base, router: router, client: &http.Client{}}
 }
 
+// URL is the address of path on the API, for requests Do cannot make (streams).
+func (a *API) URL(path string) string { return a.base + path }
+
 // Do sends a request (body: nil, []byte/string sent as is, anything else as JSON), with a
 // bearer token when token is not empty and extra headers as name/value pairs, and validates
 // the answer against the document.

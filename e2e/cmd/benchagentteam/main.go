@@ -18,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = "usage: benchagentteam seed|token|targets|runs|memory [flags]"
+const usage = "usage: benchagentteam seed|token|targets|runs|tools|memory [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -27,7 +27,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets, "runs": runs, "memory": memory}
+	commands := map[string]func(context.Context, []string) error{"seed": seed, "token": token, "targets": targets, "runs": runs, "tools": tools, "memory": memory}
 	run, ok := commands[os.Args[1]]
 	if !ok {
 		fmt.Fprintln(os.Stderr, usage)

@@ -25,25 +25,11 @@ import (
 // each run's createdAt-to-finishedAt time: with the model answering at once, that is what the
 // queue (outbox relay, JetStream, claim, prompt assembly, finish) adds to a run.
 func runs(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("runs", flag.ContinueOnError)
-	base := fs.String("base", "http://127.0.0.1:8083", "the service's base URL")
-	tokenFile := fs.String("token-file", "", "file holding the organization owner's bearer token")
-	org := fs.String("org", "", "the seeded organization id")
-	team := fs.String("team", "", "the seeded team id")
-	n := fs.Int("n", 200, "runs to queue at once")
-	serial := fs.Int("serial", 200, "runs queued one at a time afterwards, each after the last finished")
-	concurrency := fs.Int("concurrency", 8, "clients queueing runs at once")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseRunFlags("runs", args, 200, 200)
+	if err != nil {
 		return err
 	}
-	if *tokenFile == "" || *org == "" || *team == "" {
-		return errors.New("-token-file, -org and -team are required")
-	}
-	raw, err := os.ReadFile(*tokenFile)
-	if err != nil {
-		return fmt.Errorf("read token: %w", err)
-	}
-	c := &apiClient{base: *base, token: strings.TrimSpace(string(raw))}
+	c := o.client
 
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,8 +45,8 @@ func runs(ctx context.Context, args []string) error {
 		body any
 		out  *idOnly
 	}{
-		{"/api/orgboard/model-connections", map[string]any{"organizationId": *org, "name": "Bench stub", "baseUrl": "http://" + l.Addr().String() + "/v1", "model": "stub", "apiKey": "sk-bench-stub"}, &conn},
-		{"/api/orgboard/seats", map[string]any{"teamId": *team, "roleName": "Bench agent"}, &seat},
+		{"/api/orgboard/model-connections", map[string]any{"organizationId": o.org, "name": "Bench stub", "baseUrl": "http://" + l.Addr().String() + "/v1", "model": "stub", "apiKey": "sk-bench-stub"}, &conn},
+		{"/api/orgboard/seats", map[string]any{"teamId": o.team, "roleName": "Bench agent"}, &seat},
 	}
 	for _, s := range steps {
 		if err := c.post(ctx, s.path, s.body, s.out); err != nil {
@@ -70,23 +56,11 @@ func runs(ctx context.Context, args []string) error {
 	if err := c.post(ctx, "/api/orgboard/seats/"+seat.ID+"/agent", map[string]any{"name": "Bench", "apiConfigId": conn.ID}, &agent); err != nil {
 		return err
 	}
-	tasks := make([]string, *n+*serial)
-	if err := parallel(len(tasks), *concurrency, func(i int) error {
-		var t idOnly
-		err := c.post(ctx, "/api/orgboard/tasks", map[string]any{"teamId": *team, "title": fmt.Sprintf("Run %d", i), "type": "Task"}, &t)
-		tasks[i] = t.ID
-		return err
-	}); err != nil {
+	tasks, err := newTasks(ctx, c, o.team, "Run", o.n+o.serial, o.concurrency)
+	if err != nil {
 		return err
 	}
-
-	start := time.Now()
-	if err := parallel(*n, *concurrency, func(i int) error {
-		return c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seat.ID, "workItemId": tasks[i]}, nil)
-	}); err != nil {
-		return err
-	}
-	finished, err := waitRuns(ctx, c, seat.ID, *n)
+	start, finished, err := burst(ctx, c, seat.ID, tasks[:o.n], o.concurrency)
 	if err != nil {
 		return err
 	}
@@ -108,7 +82,7 @@ func runs(ctx context.Context, args []string) error {
 	// One run at a time: nothing waits behind another run, so queued-to-finished is the queue's
 	// own cost per run (the stub answers at once).
 	took = took[:0]
-	for _, task := range tasks[*n:] {
+	for _, task := range tasks[o.n:] {
 		var r struct {
 			ID string `json:"id"`
 		}
@@ -134,6 +108,65 @@ func runs(ctx context.Context, args []string) error {
 			"agentteam-runs-one-by-one", len(took), pct(took, 0.5), pct(took, 0.99))
 	}
 	return nil
+}
+
+// runFlags are the flags of the commands that queue runs.
+type runFlags struct {
+	client                 *apiClient
+	org, team              string
+	n, serial, concurrency int
+}
+
+// parseRunFlags parses the flags of the command name (-base, -token-file, -org, -team, -n,
+// -serial, -concurrency; n and serial their defaults) and reads the token.
+func parseRunFlags(name string, args []string, n, serial int) (runFlags, error) {
+	var o runFlags
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	base := fs.String("base", "http://127.0.0.1:8083", "the service's base URL")
+	tokenFile := fs.String("token-file", "", "file holding the organization owner's bearer token")
+	fs.StringVar(&o.org, "org", "", "the seeded organization id")
+	fs.StringVar(&o.team, "team", "", "the seeded team id")
+	fs.IntVar(&o.n, "n", n, "runs to queue at once")
+	fs.IntVar(&o.serial, "serial", serial, "runs queued one at a time afterwards, each after the last finished")
+	fs.IntVar(&o.concurrency, "concurrency", 8, "clients queueing runs at once")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if *tokenFile == "" || o.org == "" || o.team == "" {
+		return o, errors.New("-token-file, -org and -team are required")
+	}
+	raw, err := os.ReadFile(*tokenFile)
+	if err != nil {
+		return o, fmt.Errorf("read token: %w", err)
+	}
+	o.client = &apiClient{base: *base, token: strings.TrimSpace(string(raw))}
+	return o, nil
+}
+
+// newTasks creates n tasks on the team, titled "<title> <i>", from concurrency clients, and
+// answers their ids.
+func newTasks(ctx context.Context, c *apiClient, team, title string, n, concurrency int) ([]string, error) {
+	tasks := make([]string, n)
+	err := parallel(n, concurrency, func(i int) error {
+		var t idOnly
+		err := c.post(ctx, "/api/orgboard/tasks", map[string]any{"teamId": team, "title": fmt.Sprintf("%s %d", title, i), "type": "Task"}, &t)
+		tasks[i] = t.ID
+		return err
+	})
+	return tasks, err
+}
+
+// burst queues a run of the seat on each task from concurrency clients and waits until all of
+// them finished; it answers when the first was queued and the finished runs.
+func burst(ctx context.Context, c *apiClient, seatID string, tasks []string, concurrency int) (time.Time, []runRecord, error) {
+	start := time.Now()
+	if err := parallel(len(tasks), concurrency, func(i int) error {
+		return c.post(ctx, "/api/assembler/runs", map[string]any{"seatId": seatID, "workItemId": tasks[i]}, nil)
+	}); err != nil {
+		return start, nil, err
+	}
+	finished, err := waitRuns(ctx, c, seatID, len(tasks))
+	return start, finished, err
 }
 
 // pct is the p-th percentile of the durations in milliseconds; it sorts them.

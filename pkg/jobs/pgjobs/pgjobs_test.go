@@ -207,6 +207,28 @@ var _ = Describe("a job table", func() {
 		Expect(read(id).Status).To(Equal("Cancelled"))
 	})
 
+	It("renews at once when told the job may have changed, so a cancel stops the work long before the next renewal", func(ctx context.Context) {
+		id := seed("Waiting", time.Now())
+		l, err := tasks.Claim(ctx, db, id, "w", time.Hour)
+		Expect(err).NotTo(HaveOccurred())
+		changed := make(chan struct{}, 1)
+		started := time.Now()
+
+		err = jobs.KeepChecking(ctx, l, func(ctx context.Context, l jobs.Lease) error { return tasks.Renew(ctx, db, l) }, changed,
+			func(ctx context.Context) error {
+				Expect(db.Exec(`UPDATE tasks SET status = 'Cancelled', lease_until = NULL WHERE id = ?`, id).Error).To(Succeed())
+				changed <- struct{}{}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(10 * time.Second):
+					return errors.New("the work was not cancelled")
+				}
+			})
+		Expect(err).To(MatchError(jobs.ErrLeaseLost))
+		Expect(time.Since(started)).To(BeNumerically("<", time.Second))
+	})
+
 	It("finishes in the caller's transaction: a rolled-back outcome leaves the job leased", func(ctx context.Context) {
 		id := seed("Waiting", time.Now())
 		l, err := tasks.Claim(ctx, db, id, "w", time.Minute)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"gorm.io/gorm"
 
@@ -34,6 +35,7 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/skillapi"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/runwatch"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/seat"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
@@ -100,6 +102,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	}
 	a.server, err = httpx.New(httpx.Options{
 		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.PlainText, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
+		LargeBody: runapi.Streaming,
 		Checks: []httpx.Check{
 			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
 			{Name: "nats", Fn: a.bus.Ping},
@@ -126,11 +129,14 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	// The hot reads (every capability check, board versions, library stamps) are answered from
 	// memory while the listener listens; it also tells of committed outbox rows.
 	facts := cache.New(cache.DefaultMaxEntries)
-	listener, err := cache.NewListener(facts, cfg.DB.DSN, commits.Committed, log, a.server.Registry)
+	// The same listener wakes the event streams and the worker of a run that changed, on every
+	// replica; while it does not listen, they read the database every changesPoll instead.
+	changes := runwatch.New(changesPoll)
+	listener, err := cache.NewListener(facts, cfg.DB.DSN, commits.Committed, changes, log, a.server.Registry)
 	if err != nil {
 		return nil, err
 	}
-	a.workers = append(a.workers, listener, commits)
+	a.workers = append(a.workers, listener, commits, changes)
 	orgs := store.NewOrgs(a.db)
 	directory := cache.NewDirectory(facts, orgs)
 	checker := access.NewChecker(directory)
@@ -152,16 +158,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	if err != nil {
 		return nil, err
 	}
-	runs := store.NewRuns(a.db, writer)
+	runs := store.NewRuns(a.db, writer, orgCap(cfg))
 	team := a.newMemory(cfg, checker, log, runs)
 	if cfg.Runs.WorkerConcurrency > 0 {
-		a.workers = append(a.workers, runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, team, skills)...)
+		a.workers = append(a.workers, runWorker(cfg, log, a.db, a.bus, writer, conns, mcp, team, skills, changes)...)
 	}
 	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
 		httpx.Area{Policies: httpapi.Policies(), Mount: httpapi.Handler{}.Mount},
 		httpx.Area{Policies: orgapi.Policies(verifier), Mount: orgapi.NewHandler(org.NewService(orgs, checker, service.NewID, service.Now), service.Now).Mount},
 		httpx.Area{Policies: boardapi.Policies(verifier), Mount: boardapi.NewHandler(boards, seat.NewService(seatStore, checker, skills, conns, service.NewID, service.Now)).Mount},
-		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(runs, seatStore, boardStore, checker, service.NewID, service.Now), team).Mount},
+		httpx.Area{Policies: runapi.Policies(verifier), Mount: runapi.NewHandler(run.NewService(runs, seatStore, boardStore, checker, service.NewID, service.Now), team, changes, cfg.Runs.EventStreams, log).Mount},
 		httpx.Area{Policies: skillapi.Policies(verifier), Mount: skillapi.NewHandler(skills, syncer).Mount},
 		httpx.Area{Policies: memoryapi.Policies(verifier), Mount: memoryapi.NewHandler(team).Mount},
 		httpx.Area{Policies: connapi.Policies(verifier), Mount: connapi.NewHandler(conns).Mount},
@@ -188,3 +194,10 @@ func (a *App) Close() { a.closers.Close() }
 
 // relayBatch is how many outbox rows one relay pass publishes at most.
 const relayBatch = 100
+
+// changesPoll is how often the event streams and the worker read a run again while the
+// listener does not listen (and so cannot tell them of its changes).
+const changesPoll = time.Second
+
+// orgCap is RUN_ORG_CONCURRENCY, at least 1.
+func orgCap(cfg config.Config) int { return max(cfg.Runs.OrgConcurrency, 1) }

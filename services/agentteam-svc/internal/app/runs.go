@@ -21,6 +21,7 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/mcpclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/modelclient"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/runner"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/runwatch"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
@@ -74,7 +75,7 @@ func (s skillBriefs) Skills(ctx context.Context, organizationID string, keys []s
 // runWorker builds the agent-run worker with team memory and the skill library, and returns
 // the loops Run starts: the JetStream consumer of run wake-ups and the sweeper.
 func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w *outbox.Writer, conns *connection.Service, mcp *mcpclient.Client,
-	memory runner.Memory, skills *library.Service) []service.Worker {
+	memory runner.Memory, skills *library.Service, changes *runwatch.Hub) []service.Worker {
 	modelOut := outbound.New(outbound.Options{
 		Timeout: cfg.Runs.ModelTimeout, MaxBodyBytes: 4 << 20, AllowLoopback: cfg.OutboundAllowLoopback, UserAgent: Name,
 		DNSServer: cfg.OutboundDNSServer,
@@ -88,7 +89,7 @@ func runWorker(cfg config.Config, log *slog.Logger, db *gorm.DB, b *natsx.Bus, w
 			ResultBytes: cfg.Runs.ToolResultMaxBytes,
 		},
 	}, runner.Deps{
-		Store: store.NewRunWork(db, w), Connections: conns,
+		Store: store.NewRunWork(db, w, orgCap(cfg)), Connections: conns, Changes: changes,
 		Model: modelclient.New(modelOut), Tools: mcp, Memory: memory, Skills: skillBriefs{lib: skills}, Log: log.With("component", "run_worker"), Now: service.Now,
 		Owner: host + "/" + service.NewID(),
 	})

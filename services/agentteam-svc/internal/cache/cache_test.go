@@ -97,7 +97,7 @@ func listenTo(f *cache.Facts, url string) {
 // listenWith is listenTo with a committed callback.
 func listenWith(f *cache.Facts, url string, committed func()) {
 	GinkgoHelper()
-	l, err := cache.NewListener(f, url, committed, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
+	l, err := cache.NewListener(f, url, committed, nil, slog.New(slog.NewTextHandler(GinkgoWriter, nil)), prometheus.NewRegistry())
 	Expect(err).NotTo(HaveOccurred())
 	testkit.RunUntilCleanup(l.Run)
 	Eventually(f.Live).WithTimeout(5 * time.Second).Should(BeTrue())

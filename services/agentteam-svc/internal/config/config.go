@@ -97,6 +97,15 @@ type Runs struct {
 	// WorkerConcurrency is how many runs one process executes at once; 0 turns the worker and
 	// its sweeper off in this process (an API-only replica).
 	WorkerConcurrency int `env:"RUN_WORKER_CONCURRENCY" default:"4" min:"0"`
+	// OrgConcurrency is how many runs of one organization may be Running at once, across all
+	// replicas: a run over it stays Queued (no attempt counted) until one of the organization's
+	// runs ends, so one organization's slow or hostile model endpoint cannot hold the shared
+	// workers. Keep it below RUN_WORKER_CONCURRENCY times the worker replicas.
+	OrgConcurrency int `env:"RUN_ORG_CONCURRENCY" default:"2" min:"1"`
+	// EventStreams bounds the open GET /runs/{id}/events streams of one process; one more is
+	// answered 503 with Retry-After. A stream holds a connection and a goroutine, and reads the
+	// database only when its run changes.
+	EventStreams int `env:"RUN_EVENT_STREAMS" default:"500" min:"1"`
 	// Lease is how long a worker holds a claimed run without renewing it; it renews every third
 	// of it while the model answers, and a run whose worker died is retried once it lapses.
 	Lease time.Duration `env:"RUN_LEASE" default:"60s" min:"1s"`

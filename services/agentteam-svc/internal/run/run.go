@@ -31,6 +31,10 @@ func (s Status) Active() bool { return s == Queued || s == Running || s == Await
 // ActiveStatuses are the statuses Active accepts, for queries.
 var ActiveStatuses = []string{string(Queued), string(Running), string(AwaitingApproval)}
 
+// Final reports whether the run has ended (Completed, Failed or Cancelled): nothing happens to
+// it any more, and its event stream ends with this status.
+func (s Status) Final() bool { return s == Completed || s == Failed || s == Cancelled }
+
 // SkippedServer is an MCP server a run could not use, and why.
 type SkippedServer struct {
 	ID     string
@@ -173,3 +177,28 @@ type Step struct {
 	Duration     time.Duration
 	CreatedAt    time.Time
 }
+
+// EventKind tells a run's status change from a step's record or update.
+type EventKind string
+
+// Event kinds.
+const (
+	StatusEvent EventKind = "status"
+	StepEvent   EventKind = "step"
+)
+
+// Event is one entry of what happened to a run, in commit order (Seq from 1, per run): a change
+// of its status (Status, with ErrorCode and Error as they were then) or a step recorded or
+// updated (Step, as it is when read: its latest state).
+type Event struct {
+	Seq       int64
+	Kind      EventKind
+	Status    Status
+	ErrorCode string
+	Error     string
+	Step      *Step
+	CreatedAt time.Time
+}
+
+// EventPage is how many events one read of a run's events answers at most.
+const EventPage = 100

@@ -29,6 +29,8 @@ type Store interface {
 	// Approvals answers a page of the tool calls waiting for a person in the organization's
 	// active runs, oldest first, and how many there are in all.
 	Approvals(ctx context.Context, organizationID string, p org.Page) ([]Approval, int, error)
+	// Events answers up to limit of the run's events after seq after, in order.
+	Events(ctx context.Context, runID string, after int64, limit int) ([]Event, error)
 }
 
 // Seats answers seats.
@@ -113,6 +115,22 @@ func (s *Service) Approvals(ctx context.Context, memberID, organizationID string
 		return nil, 0, err
 	}
 	return s.store.Approvals(ctx, organizationID, p)
+}
+
+// EventReader answers the events of one run after seq after, in order, at most EventPage of
+// them.
+type EventReader func(ctx context.Context, after int64) ([]Event, error)
+
+// Events lets whoever may read the run (ViewBoard on its team) read its events: it answers the
+// run as it is now and the reader of its events. It returns NotFound and Forbidden.
+func (s *Service) Events(ctx context.Context, memberID, id string) (Run, EventReader, error) {
+	r, err := s.Get(ctx, memberID, id)
+	if err != nil {
+		return Run{}, nil, err
+	}
+	return r, func(ctx context.Context, after int64) ([]Event, error) {
+		return s.store.Events(ctx, id, after, EventPage)
+	}, nil
 }
 
 // List lists the runs of a work item or of a seat, exactly one of which is given, newest first

@@ -25,6 +25,7 @@ import (
 	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/runwatch"
 )
 
 // Error codes a failed run carries in errorCode.
@@ -43,6 +44,12 @@ const (
 // ErrNoneWaiting is what Store.Park answers when every waiting call of the run was decided
 // before it could be parked: the worker carries on with the decisions.
 var ErrNoneWaiting = errors.New("runner: no tool call of the run is waiting for a person")
+
+// ErrOrganizationBusy says a run's organization already has as many runs Running as it may
+// (RUN_ORG_CONCURRENCY): the run stays Queued, unclaimed and with no attempt counted, its
+// wake-up is dropped, and the end of one of the organization's runs wakes it again (the oldest
+// waiting first), so that one organization never holds the shared workers.
+var ErrOrganizationBusy = errors.New("runner: the run's organization runs as many runs as it may")
 
 // errTimeLimit is the cause of a run's context when its time limit passes.
 var errTimeLimit = errors.New("the run reached its time limit")
@@ -100,7 +107,8 @@ type Task struct {
 type Store interface {
 	// Claim leases the run's job to owner for length and marks the run Running with the
 	// attempt; it returns the run as claimed, jobs.ErrNoWork when the run's job is finished or
-	// unknown and a jobs.HeldError while another worker's lease is live.
+	// unknown, a jobs.HeldError while another worker's lease is live and ErrOrganizationBusy
+	// while the run's organization has its cap of runs leased.
 	Claim(ctx context.Context, runID, owner string, length time.Duration) (run.Run, jobs.Lease, error)
 	// Renew extends the lease, and Release gives it back so that a redelivery can claim the
 	// run at once; both return jobs.ErrLeaseLost when l no longer holds the run's job.
@@ -158,6 +166,13 @@ type Skills interface {
 	Skills(ctx context.Context, organizationID string, keys []string, query string) ([]SkillBrief, error)
 }
 
+// Changes tells of changes of a run's status, on any replica (runwatch.Hub).
+type Changes interface {
+	// Watch returns a channel woken when the run changes in one of kinds, and the function that
+	// stops watching.
+	Watch(runID string, kinds ...runwatch.Kind) (<-chan struct{}, func())
+}
+
 // Deps are what a Worker needs.
 type Deps struct {
 	Store       Store
@@ -166,31 +181,35 @@ type Deps struct {
 	Tools       Tools
 	Memory      Memory
 	Skills      Skills
-	Log         *slog.Logger
-	Now         func() time.Time
+	// Changes, when set, stops a run within a notification's delay of its cancel; without it
+	// the next lease renewal does.
+	Changes Changes
+	Log     *slog.Logger
+	Now     func() time.Time
 	// Owner names this worker's leases (unique per process).
 	Owner string
 }
 
 // Worker executes runs.
 type Worker struct {
-	cfg    Config
-	store  Store
-	conns  Connections
-	model  Model
-	tools  Tools
-	memory Memory
-	skills Skills
-	log    *slog.Logger
-	now    func() time.Time
-	owner  string
+	cfg     Config
+	store   Store
+	conns   Connections
+	model   Model
+	tools   Tools
+	memory  Memory
+	skills  Skills
+	changes Changes
+	log     *slog.Logger
+	now     func() time.Time
+	owner   string
 }
 
 // NewWorker returns a Worker.
 func NewWorker(cfg Config, d Deps) *Worker {
 	return &Worker{
 		cfg: cfg, store: d.Store, conns: d.Connections, model: d.Model, tools: d.Tools, memory: d.Memory, skills: d.Skills,
-		log: d.Log, now: d.Now, owner: d.Owner,
+		changes: d.Changes, log: d.Log, now: d.Now, owner: d.Owner,
 	}
 }
 
@@ -201,6 +220,10 @@ func NewWorker(cfg Config, d Deps) *Worker {
 func (w *Worker) Process(ctx context.Context, runID string) error {
 	r, l, err := w.store.Claim(ctx, runID, w.owner, w.cfg.Lease)
 	if errors.Is(err, jobs.ErrNoWork) {
+		return nil
+	}
+	if errors.Is(err, ErrOrganizationBusy) {
+		w.log.DebugContext(ctx, "run waits for a slot of its organization", "run_id", runID)
 		return nil
 	}
 	if err != nil {
@@ -217,8 +240,12 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 		r.Status, r.Attempts = run.Failed, l.Attempt-1
 		return w.finish(ctx, l, r)
 	}
+	// A change of the run's status (a cancel, on any replica) renews the lease at once, which
+	// then stops the attempt within the notification's delay.
+	changed, stop := w.watch(r.ID)
+	defer stop()
 	var out run.Run
-	err = jobs.Keep(ctx, l, w.store.Renew, func(ctx context.Context) (err error) {
+	err = jobs.KeepChecking(ctx, l, w.store.Renew, changed, func(ctx context.Context) (err error) {
 		out, err = w.attempt(ctx, l, &r)
 		return err
 	})
@@ -237,6 +264,14 @@ func (w *Worker) Process(ctx context.Context, runID string) error {
 		return nil
 	}
 	return w.finish(ctx, l, out)
+}
+
+// watch watches the run's status changes, when the worker has Changes.
+func (w *Worker) watch(runID string) (<-chan struct{}, func()) {
+	if w.changes == nil {
+		return nil, func() {}
+	}
+	return w.changes.Watch(runID, runwatch.Status)
 }
 
 // finish records the run's end, only while this worker holds the lease.

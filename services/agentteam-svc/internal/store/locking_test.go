@@ -131,7 +131,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 		Entry("cancelling runs", func() testkit.ContendedCall {
 			runs := queuedRuns()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
-				_, err := store.NewRuns(small, outbox.NewWriter(events.SourceAgentteam)).Cancel(ctx, runs[i].ID, func(r *run.Run) (audit.Entry, error) {
+				_, err := store.NewRuns(small, outbox.NewWriter(events.SourceAgentteam), 2).Cancel(ctx, runs[i].ID, func(r *run.Run) (audit.Entry, error) {
 					now := time.Now().UTC()
 					r.Status, r.FinishedAt, r.UpdatedAt = run.Cancelled, &now, now
 					return systemAudit(r.OrganizationID, "run.cancelled"), nil
@@ -142,7 +142,7 @@ var _ = Describe("locking rows from 30 callers at once over a pool of 5 connecti
 		Entry("claiming runs", func() testkit.ContendedCall {
 			runs := queuedRuns()
 			return func(ctx context.Context, small *gorm.DB, i int) error {
-				_, _, err := store.NewRunWork(small, outbox.NewWriter(events.SourceAgentteam)).Claim(ctx, runs[i].ID, fmt.Sprintf("worker-%d", i), time.Minute)
+				_, _, err := store.NewRunWork(small, outbox.NewWriter(events.SourceAgentteam), 2).Claim(ctx, runs[i].ID, fmt.Sprintf("worker-%d", i), time.Minute)
 				return err
 			}
 		}),
@@ -173,7 +173,7 @@ func queuedRuns() []run.Run {
 	GinkgoHelper()
 	runs := make([]run.Run, testkit.Contenders)
 	for i, s := range seedEach() {
-		r, _, err := store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam)).Enqueue(context.Background(),
+		r, _, err := store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam), 2).Enqueue(context.Background(),
 			run.Run{ID: uuid.NewString(), OrganizationID: s.org, TeamID: s.team, SeatID: s.seat, WorkItemID: s.task}, systemAudit(s.org, "run.queued"))
 		Expect(err).NotTo(HaveOccurred())
 		runs[i] = r

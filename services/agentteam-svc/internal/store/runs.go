@@ -108,10 +108,15 @@ func (jobModel) TableName() string { return "jobs" }
 type Runs struct {
 	db     *gorm.DB
 	outbox *outbox.Writer
+	// orgCap is how many runs of one organization may be Running at once (RunWork's).
+	orgCap int
 }
 
-// NewRuns returns a Runs store that wakes workers through w.
-func NewRuns(db *gorm.DB, w *outbox.Writer) *Runs { return &Runs{db: db, outbox: w} }
+// NewRuns returns a Runs store that wakes workers through w; a cancelled Running run frees one
+// of its organization's orgCap slots for the next waiting run.
+func NewRuns(db *gorm.DB, w *outbox.Writer, orgCap int) *Runs {
+	return &Runs{db: db, outbox: w, orgCap: orgCap}
+}
 
 // Enqueue queues r with the audit entry in one transaction (see enqueueRun): created is false
 // when the work item already had an active run for the seat, which is returned instead and
@@ -156,7 +161,8 @@ func (s *Runs) RunsOf(ctx context.Context, column, id string, p org.Page) ([]run
 
 // Cancel locks the run, lets cancel change it, and stores the run, its job finished (Done, so
 // no worker claims it again; a parked job included), the tool calls still waiting for a person
-// Rejected (no one can decide them any more) and the audit entry in one transaction. It returns
+// Rejected (no one can decide them any more), a wake-up for the organization's next waiting run
+// when a Running run gave up its slot, and the audit entry in one transaction. It returns
 // run.NotFound for an unknown run and cancel's error unchanged.
 func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (audit.Entry, error)) (run.Run, error) {
 	var out run.Run
@@ -183,6 +189,11 @@ func (s *Runs) Cancel(ctx context.Context, id string, cancel func(*run.Run) (aud
 		}
 		if err := endWaitingCalls(tx, id, CancelledCall); err != nil {
 			return err
+		}
+		if m.Status == string(run.Running) {
+			if err := wakeWaiting(ctx, tx, s.outbox, out.OrganizationID, s.orgCap); err != nil {
+				return err
+			}
 		}
 		return writeAudit(tx, e)
 	})

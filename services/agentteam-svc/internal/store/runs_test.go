@@ -38,7 +38,7 @@ func count(query string, args ...any) int {
 
 var _ = Describe("queueing an agent run", func() {
 	var runs *store.Runs
-	BeforeEach(func() { runs = store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam)) })
+	BeforeEach(func() { runs = store.NewRuns(db, outbox.NewWriter(events.SourceAgentteam), 2) })
 
 	newRun := func(s seeded) run.Run {
 		return run.Run{ID: uuid.NewString(), OrganizationID: s.org, TeamID: s.team, SeatID: s.seat, WorkItemID: s.task}

@@ -25,10 +25,15 @@ import (
 type RunWork struct {
 	db     *gorm.DB
 	outbox *outbox.Writer
+	// orgCap is how many runs of one organization may be Running at once, across replicas.
+	orgCap int
 }
 
-// NewRunWork returns a RunWork store that writes events and wake-ups through w.
-func NewRunWork(db *gorm.DB, w *outbox.Writer) *RunWork { return &RunWork{db: db, outbox: w} }
+// NewRunWork returns a RunWork store that writes events and wake-ups through w and lets each
+// organization run orgCap runs at once.
+func NewRunWork(db *gorm.DB, w *outbox.Writer, orgCap int) *RunWork {
+	return &RunWork{db: db, outbox: w, orgCap: orgCap}
+}
 
 // runJobs is the job table of agent runs: one job per run, keyed by the run, Pending until a
 // worker leases it (Processing), then Done or Failed with the run.
@@ -44,11 +49,25 @@ func lockRun(tx *gorm.DB, id string) error {
 
 // Claim leases the run's job to owner for length and marks the run Running with the attempt,
 // and returns the run as claimed. It returns jobs.ErrNoWork when the run's job is finished or
-// unknown and a jobs.HeldError while another worker's lease is live.
+// unknown, a jobs.HeldError while another worker's lease is live and
+// runner.ErrOrganizationBusy, changing nothing, while the run's organization has orgCap other
+// runs leased.
 func (s *RunWork) Claim(ctx context.Context, runID, owner string, length time.Duration) (r run.Run, l jobs.Lease, err error) {
 	err = pgdb.InTx(ctx, s.db, func(tx *gorm.DB) (err error) {
-		if err = lockRun(tx, runID); err != nil {
+		// lockRun's lock, reading the run's organization on the way.
+		var orgID string
+		if err := tx.Raw(`SELECT organization_id FROM agent_runs WHERE id = ? FOR UPDATE`, runID).Scan(&orgID).Error; err != nil {
+			return pgdb.Translate(err, "agent run")
+		}
+		if orgID == "" {
+			return jobs.ErrNoWork
+		}
+		busy, err := leasedRuns(tx, orgID, runID)
+		if err != nil {
 			return err
+		}
+		if busy >= s.orgCap {
+			return runner.ErrOrganizationBusy
 		}
 		if l, err = runJobs.Claim(ctx, tx, runID, owner, length); err != nil {
 			return err
@@ -97,6 +116,9 @@ func (s *RunWork) Finish(ctx context.Context, l jobs.Lease, r run.Run) error {
 		if err := endWaitingCalls(tx, r.ID, EndedCall); err != nil {
 			return err
 		}
+		if err := wakeWaiting(ctx, tx, s.outbox, r.OrganizationID, s.orgCap); err != nil {
+			return err
+		}
 		return s.ended(ctx, tx, r)
 	})
 }
@@ -125,8 +147,61 @@ func (s *RunWork) Park(ctx context.Context, l jobs.Lease, r run.Run) error {
 		if err != nil {
 			return err
 		}
-		return pgdb.Translate(tx.Save(&m).Error, "agent run")
+		if err := tx.Save(&m).Error; err != nil {
+			return pgdb.Translate(err, "agent run")
+		}
+		// A parked run holds no slot: the organization's next waiting run may take it.
+		return wakeWaiting(ctx, tx, s.outbox, r.OrganizationID, s.orgCap)
 	})
+}
+
+// lockOrganizationRuns takes the transaction's lock on the organization's running runs: the
+// claims that count them and the ends that wake its waiting runs are serialized per
+// organization, across replicas. It is taken after the run row's lock (lockRun), never before.
+func lockOrganizationRuns(tx *gorm.DB, orgID string) error {
+	err := tx.Exec(`SELECT pg_advisory_xact_lock(hashtextextended('agentteam.org_runs:' || ?, 0))`, orgID).Error
+	return pgdb.Translate(err, "agent run")
+}
+
+// leasedRuns takes the organization's lock and counts its runs other than except whose job a
+// live lease holds; a run whose worker died stops counting once its lease lapses.
+func leasedRuns(tx *gorm.DB, orgID, except string) (int, error) {
+	if err := lockOrganizationRuns(tx, orgID); err != nil {
+		return 0, err
+	}
+	var n int
+	err := tx.Raw(`SELECT count(*) FROM agent_runs r JOIN jobs j ON j.run_id = r.id
+		WHERE r.organization_id = ? AND r.status = ? AND r.id::text <> ? AND j.status = ? AND j.lease_until > now()`,
+		orgID, run.Running, except, run.JobProcessing).Scan(&n).Error
+	return n, pgdb.Translate(err, "agent run")
+}
+
+// wakeWaiting, in tx after a run of the organization stopped holding a slot, gives a wake-up to
+// as many of its oldest Queued runs as it has free slots of orgCap: the wake-ups that found the
+// organization busy were dropped (runner.ErrOrganizationBusy), and the ends of its runs bring
+// them back in order. Ends that commit together each wake the oldest free-slot many, so no free
+// slot waits for the sweeper; a run woken twice is claimed once.
+func wakeWaiting(ctx context.Context, tx *gorm.DB, w *outbox.Writer, orgID string, orgCap int) error {
+	busy, err := leasedRuns(tx, orgID, "")
+	if err != nil || busy >= orgCap {
+		return err
+	}
+	var waiting []struct {
+		JobID string
+		Run   runModel `gorm:"embedded"`
+	}
+	err = tx.Raw(`SELECT j.id AS job_id, r.* FROM agent_runs r JOIN jobs j ON j.run_id = r.id
+		WHERE r.organization_id = ? AND r.status = ? AND j.status = ? ORDER BY r.created_at, r.id LIMIT ?`,
+		orgID, run.Queued, run.JobPending, orgCap-busy).Scan(&waiting).Error
+	if err != nil {
+		return pgdb.Translate(err, "agent run")
+	}
+	for _, q := range waiting {
+		if err := wakeRun(ctx, tx, w, q.JobID, q.Run.toDomain()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Requeue gives a new wake-up to up to limit runs whose job's lease lapsed (its worker died)

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/motionstudio/platform/pkg/jobs"
+	"gorm.io/gorm"
 
+	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
@@ -69,14 +70,22 @@ func (s *RunWork) AddStep(ctx context.Context, l jobs.Lease, st run.Step) (int, 
 	}
 	holds, args := runJobs.Holds(l)
 	var seq []int
-	err := s.db.WithContext(ctx).Raw(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		// The run's row first: the step's event trigger locks it after the step, and Cancel and
+		// the decisions lock it before their steps; taking it first keeps one order.
+		if err := lockRun(tx, st.RunID); err != nil {
+			return err
+		}
+		return pgdb.Translate(tx.Raw(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
 			asked_for_tools, answer, call_id, mcp_server_id, tool_name, function_name, arguments, risk, status, result, duration_ms)
 		SELECT ?, COALESCE(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM run_steps WHERE run_id = ?
 		HAVING `+holds+` RETURNING seq`,
-		append([]any{st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, answer, st.CallID, st.MCPServerID,
-			st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID}, args...)...).Scan(&seq).Error
+			append([]any{st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, answer, st.CallID, st.MCPServerID,
+				st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID}, args...)...).Scan(&seq).Error,
+			"run step")
+	})
 	if err != nil {
-		return 0, pgdb.Translate(err, "run step")
+		return 0, err
 	}
 	if len(seq) == 0 {
 		return 0, jobs.ErrLeaseLost
@@ -88,13 +97,21 @@ func (s *RunWork) AddStep(ctx context.Context, l jobs.Lease, st run.Step) (int, 
 // holds the run's job; jobs.ErrLeaseLost otherwise.
 func (s *RunWork) UpdateStep(ctx context.Context, l jobs.Lease, st run.Step) error {
 	holds, args := runJobs.Holds(l)
-	res := s.db.WithContext(ctx).Exec(`UPDATE run_steps SET status = ?, result = ?, duration_ms = ?, mcp_server_id = ?, tool_name = ?
+	var updated int64
+	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
+		if err := lockRun(tx, st.RunID); err != nil {
+			return err
+		}
+		res := tx.Exec(`UPDATE run_steps SET status = ?, result = ?, duration_ms = ?, mcp_server_id = ?, tool_name = ?
 		WHERE run_id = ? AND seq = ? AND `+holds,
-		append([]any{st.Status, st.Result, st.Duration.Milliseconds(), st.MCPServerID, st.ToolName, st.RunID, st.Seq}, args...)...)
-	if res.Error != nil {
+			append([]any{st.Status, st.Result, st.Duration.Milliseconds(), st.MCPServerID, st.ToolName, st.RunID, st.Seq}, args...)...)
+		updated = res.RowsAffected
 		return pgdb.Translate(res.Error, "run step")
+	})
+	if err != nil {
+		return err
 	}
-	if res.RowsAffected == 0 {
+	if updated == 0 {
 		return jobs.ErrLeaseLost
 	}
 	return nil
@@ -119,4 +136,54 @@ func (s *Runs) Steps(ctx context.Context, runID string, p org.Page) ([]run.Step,
 		return nil, pgdb.Translate(err, "run step")
 	}
 	return mapAll(rows, stepModel.toDomain), nil
+}
+
+// eventModel is a run_events row (migration 00070).
+type eventModel struct {
+	Seq       int64
+	Kind      string
+	Status    string
+	ErrorCode string
+	Error     string
+	StepSeq   *int
+	CreatedAt time.Time
+}
+
+// Events answers up to limit of the run's events after seq after, in order, each step event
+// with its step as it is now.
+func (s *Runs) Events(ctx context.Context, runID string, after int64, limit int) ([]run.Event, error) {
+	db := s.db.WithContext(ctx)
+	var rows []eventModel
+	err := db.Raw(`SELECT seq, kind, status, error_code, error, step_seq, created_at FROM run_events
+		WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?`, runID, after, limit).Scan(&rows).Error
+	if err != nil {
+		return nil, pgdb.Translate(err, "run event")
+	}
+	var seqs []int
+	for _, e := range rows {
+		if e.StepSeq != nil {
+			seqs = append(seqs, *e.StepSeq)
+		}
+	}
+	steps := map[int]run.Step{}
+	if len(seqs) > 0 {
+		var found []stepModel
+		if err := db.Raw(`SELECT * FROM run_steps WHERE run_id = ? AND seq IN ?`, runID, seqs).Scan(&found).Error; err != nil {
+			return nil, pgdb.Translate(err, "run step")
+		}
+		for _, m := range found {
+			steps[m.Seq] = m.toDomain()
+		}
+	}
+	out := make([]run.Event, len(rows))
+	for i, e := range rows {
+		out[i] = run.Event{Seq: e.Seq, Kind: run.EventKind(e.Kind), Status: run.Status(e.Status), ErrorCode: e.ErrorCode, Error: e.Error,
+			CreatedAt: e.CreatedAt}
+		if e.StepSeq != nil {
+			if st, ok := steps[*e.StepSeq]; ok {
+				out[i].Step = &st
+			}
+		}
+	}
+	return out, nil
 }

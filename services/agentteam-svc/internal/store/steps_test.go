@@ -27,7 +27,7 @@ var _ = Describe("a claimed run's transcript and its park", func() {
 	)
 	BeforeEach(func() {
 		w := outbox.NewWriter(events.SourceAgentteam)
-		runs, work = store.NewRuns(db, w), store.NewRunWork(db, w)
+		runs, work = store.NewRuns(db, w, 2), store.NewRunWork(db, w, 2)
 	})
 
 	// claimed queues a run and claims it for owner.
@@ -89,13 +89,16 @@ var _ = Describe("a claimed run's transcript and its park", func() {
 		Expect(count(`SELECT count(*) FROM jobs WHERE run_id = ? AND status = 'Parked' AND lease_until IS NULL`, r.ID)).To(Equal(1))
 		_, _, err = work.Claim(ctx, r.ID, "w2", time.Minute)
 		Expect(err).To(MatchError(jobs.ErrNoWork))
-		Expect(work.Requeue(ctx, time.Now().Add(time.Hour), 100)).To(Equal(0))
+		wakes := count(`SELECT count(*) FROM outbox WHERE subject = ? AND data->>'run_id' = ?`, events.SubjectAgentRunJob, r.ID)
+		_, err = work.Requeue(ctx, time.Now().Add(time.Hour), 100)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(count(`SELECT count(*) FROM jobs WHERE run_id = ? AND status = 'Parked'`, r.ID)).To(Equal(1), "the sweeper leaves a parked run alone")
+		Expect(count(`SELECT count(*) FROM outbox WHERE subject = ? AND data->>'run_id' = ?`, events.SubjectAgentRunJob, r.ID)).To(Equal(wakes))
 		list, total, err := runs.Approvals(ctx, r.OrganizationID, org.Page{Limit: 10})
 		Expect(err).NotTo(HaveOccurred())
 		Expect(total).To(Equal(1))
 		Expect(list[0].CallID).To(Equal("c1"))
 
-		wakes := count(`SELECT count(*) FROM outbox WHERE subject = ? AND data->>'run_id' = ?`, events.SubjectAgentRunJob, r.ID)
 		st.Status = run.CallApproved
 		e, v, a := entry(r)
 		out, _, err := runs.Decide(ctx, st, e, v, a)

@@ -229,6 +229,15 @@ type ListRunsParams struct {
 	PageSize *PageSize `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 }
 
+// StreamRunEventsParams defines parameters for StreamRunEvents.
+type StreamRunEventsParams struct {
+	// LastEventId The id of the last event the client received (for clients that cannot set headers); the header wins.
+	LastEventId *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
+	// LastEventID The id of the last event the client received.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // ListRunStepsParams defines parameters for ListRunSteps.
 type ListRunStepsParams struct {
 	// Page Page number from 1 (at most 100000).
@@ -264,6 +273,9 @@ type ServerInterface interface {
 	// CancelRun Cancel an active run (Queued, Running or AwaitingApproval)
 	// (POST /api/assembler/runs/{id}/cancel)
 	CancelRun(ctx echo.Context, id openapi_types.UUID) error
+	// StreamRunEvents Follow a run live, as Server-Sent Events
+	// (GET /api/assembler/runs/{id}/events)
+	StreamRunEvents(ctx echo.Context, id openapi_types.UUID, params StreamRunEventsParams) error
 	// ListRunSteps A run's transcript, step by step
 	// (GET /api/assembler/runs/{id}/steps)
 	ListRunSteps(ctx echo.Context, id openapi_types.UUID, params ListRunStepsParams) error
@@ -389,6 +401,48 @@ func (w *ServerInterfaceWrapper) CancelRun(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CancelRun(ctx, id)
+	return err
+}
+
+// StreamRunEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) StreamRunEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StreamRunEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StreamRunEvents(ctx, id, params)
 	return err
 }
 
@@ -526,6 +580,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/assembler/approvals", wrapper.ListApprovals, options.OperationMiddlewares["listApprovals"]...)
 	router.POST(options.BaseURL+"/api/assembler/runs/:id/tool-calls/:callId/approve", wrapper.ApproveToolCall, options.OperationMiddlewares["approveToolCall"]...)
 	router.POST(options.BaseURL+"/api/assembler/runs/:id/tool-calls/:callId/reject", wrapper.RejectToolCall, options.OperationMiddlewares["rejectToolCall"]...)
+	router.GET(options.BaseURL+"/api/assembler/runs/:id/events", wrapper.StreamRunEvents, options.OperationMiddlewares["streamRunEvents"]...)
 	router.GET(options.BaseURL+"/api/assembler/runs/:id/steps", wrapper.ListRunSteps, options.OperationMiddlewares["listRunSteps"]...)
 
 }

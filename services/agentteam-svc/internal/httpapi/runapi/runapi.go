@@ -4,6 +4,7 @@ package runapi
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
@@ -21,6 +22,7 @@ type Runs interface {
 	Cancel(ctx context.Context, memberID, id string) (run.Run, error)
 	Steps(ctx context.Context, memberID, id string, p org.Page) ([]run.Step, error)
 	Approvals(ctx context.Context, memberID, organizationID string, p org.Page) ([]run.Approval, int, error)
+	Events(ctx context.Context, memberID, id string) (run.Run, run.EventReader, error)
 }
 
 // Calls is what the handlers need to decide tool calls waiting for a person (memory.Service,
@@ -32,12 +34,19 @@ type Calls interface {
 
 // Handler implements ServerInterface.
 type Handler struct {
-	runs  Runs
-	calls Calls
+	runs    Runs
+	calls   Calls
+	changes Changes
+	// streams holds a token per open event stream, up to the process's bound.
+	streams chan struct{}
+	log     *slog.Logger
 }
 
-// NewHandler returns a Handler.
-func NewHandler(runs Runs, calls Calls) *Handler { return &Handler{runs: runs, calls: calls} }
+// NewHandler returns a Handler that decides tool calls through calls and serves up to
+// maxStreams event streams at once, woken by changes, logging the streams that broke off to log.
+func NewHandler(runs Runs, calls Calls, changes Changes, maxStreams int, log *slog.Logger) *Handler {
+	return &Handler{runs: runs, calls: calls, changes: changes, streams: newStreams(maxStreams), log: log}
+}
 
 // Policies says who may call each operation of this package: members only, the domain checks
 // their capabilities.
@@ -52,6 +61,7 @@ func Policies(v *authn.Verifier) httpx.Policies {
 		"listApprovals":   user,
 		"approveToolCall": user,
 		"rejectToolCall":  user,
+		"streamRunEvents": user,
 	}
 }
 

@@ -85,14 +85,18 @@ func (h *Handler) ListRunSteps(c echo.Context, id openapi_types.UUID, params Lis
 	}
 	out := make([]RunStep, len(steps))
 	for i, s := range steps {
-		out[i] = RunStep{
-			Seq: s.Seq, Kind: RunStepKind(s.Kind), ConnectionId: ids.Optional(s.ConnectionID), PromptTokens: s.PromptTokens,
-			CompletionTokens: s.CompletionTokens, AskedForTools: s.AskedForTools, CallId: s.CallID, McpServerId: ids.Optional(s.MCPServerID),
-			ToolName: s.ToolName, FunctionName: s.FunctionName, Arguments: s.Arguments, Risk: s.Risk, Status: s.Status, Result: s.Result,
-			DurationMs: s.Duration.Milliseconds(), CreatedAt: s.CreatedAt,
-		}
+		out[i] = toRunStep(s)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+func toRunStep(s run.Step) RunStep {
+	return RunStep{
+		Seq: s.Seq, Kind: RunStepKind(s.Kind), ConnectionId: ids.Optional(s.ConnectionID), PromptTokens: s.PromptTokens,
+		CompletionTokens: s.CompletionTokens, AskedForTools: s.AskedForTools, CallId: s.CallID, McpServerId: ids.Optional(s.MCPServerID),
+		ToolName: s.ToolName, FunctionName: s.FunctionName, Arguments: s.Arguments, Risk: s.Risk, Status: s.Status, Result: s.Result,
+		DurationMs: s.Duration.Milliseconds(), CreatedAt: s.CreatedAt,
+	}
 }
 
 func toAgentRun(r run.Run) AgentRun {
