@@ -126,6 +126,9 @@ type Store interface {
 	// UseGift, in one transaction, locks the user's gift, lets decide check it, marks it used
 	// and applies it; NotFound when it is not the user's.
 	UseGift(ctx context.Context, userID, earnedGiftID string, decide func(g *EarnedGift) error, at time.Time) (*EarnedGift, error)
+	// Once runs fn with a Store whose writes join the transaction that records eventID as seen
+	// by consumer; an event seen before does not run fn again.
+	Once(ctx context.Context, consumer, eventID string, fn func(Store) error) error
 }
 
 // Service runs quests and gifts.
@@ -157,6 +160,14 @@ func (s *Service) Record(ctx context.Context, st Step) error {
 		}
 	}
 	return nil
+}
+
+// RecordOnce counts a step as Record does, once per consumer and event id however often the
+// event is delivered.
+func (s *Service) RecordOnce(ctx context.Context, consumer, eventID string, st Step) error {
+	return s.store.Once(ctx, consumer, eventID, func(tx Store) error {
+		return NewService(tx, s.now, s.newID).Record(ctx, st)
+	})
 }
 
 // Claim grants the prize of a completed quest of the current period, once. It returns apperr
