@@ -141,7 +141,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	a.workers = append(a.workers, listener, listings)
 	catalogHandler := catalogapi.NewHandler(
 		catalog.NewService(listings, listings, service.Now, service.NewID),
-		editor.NewService(cache.NewGraphs(store.NewEditor(a.db), cache.GraphRecords), service.Now, service.NewID), favorite.NewService(store.NewFavorites(a.db), service.Now, service.NewID),
+		editor.NewService(store.NewEditor(a.db), service.Now, service.NewID), favorite.NewService(store.NewFavorites(a.db), service.Now, service.NewID),
 		store.NewAEPLinks(objects, cfg.Uploads.DownloadTTL))
 	if err = httpx.Mount(a.server.Echo, api.OpenAPI,
 		httpx.Area{Policies: httpapi.Policies(verifier), Mount: a.filesHandler(cfg, log, objects, listings).Mount},

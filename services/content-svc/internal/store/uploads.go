@@ -164,6 +164,9 @@ type AEPLinks struct {
 // NewAEPLinks returns AEPLinks over s whose URLs work for ttl.
 func NewAEPLinks(s *blob.Store, ttl time.Duration) *AEPLinks { return &AEPLinks{store: s, ttl: ttl} }
 
+// TTL is how long the URLs Download answers work.
+func (l *AEPLinks) TTL() time.Duration { return l.ttl }
+
 // Download answers a presigned GET URL for the object stored at storedURL; an empty URL stays
 // empty and a URL outside the bucket is answered unchanged. It returns the blob store's errors.
 func (l *AEPLinks) Download(ctx context.Context, storedURL string) (string, error) {

@@ -5,6 +5,7 @@ package catalogapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -40,17 +41,20 @@ type Handler struct {
 	editor    Editor
 	favorites Favorites
 	aep       AEPLinks
+	graphs    *graphCache
 }
 
 // AEPLinks turns a project's stored AEP file URL into a short-lived URL its reader can
-// download.
+// download; TTL is how long such a URL works.
 type AEPLinks interface {
 	Download(ctx context.Context, storedURL string) (string, error)
+	TTL() time.Duration
 }
 
 // NewHandler returns a Handler.
 func NewHandler(c Catalog, e Editor, f Favorites, aep AEPLinks) *Handler {
-	return &Handler{catalog: c, editor: e, favorites: f, aep: aep}
+	// A cached graph is re-encoded (with a fresh AEP URL) once half the URL's life has passed.
+	return &Handler{catalog: c, editor: e, favorites: f, aep: aep, graphs: newGraphCache(aep.TTL() / 2)}
 }
 
 // respondProject answers p with status, its AEP file as a presigned URL: whoever may read the

@@ -2,9 +2,9 @@ package catalogapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -40,43 +40,35 @@ type Editor interface {
 }
 
 // GetProjectFull answers a project's whole editor graph with an ETag of the editor version:
-// 304 when the client holds that version (read alone, without the graph), else the graph.
+// 304 when the client holds that version, else the graph, encoded once per version.
 func (h *Handler) GetProjectFull(c echo.Context, id openapi_types.UUID, params GetProjectFullParams) error {
 	ctx, project := c.Request().Context(), id.String()
-	if params.IfNoneMatch != nil {
-		version, err := h.editor.GraphVersion(ctx, project, privileged(c))
-		if err != nil {
-			return err
-		}
-		if matches(*params.IfNoneMatch, graphETag(version)) {
-			c.Response().Header().Set("ETag", graphETag(version))
-			return c.NoContent(http.StatusNotModified)
-		}
-	}
-	full, err := h.editor.ProjectFull(ctx, project, privileged(c))
+	version, err := h.editor.GraphVersion(ctx, project, privileged(c))
 	if err != nil {
 		return err
 	}
-	out := toProjectFull(full)
-	if out.Project.AepFileUrl, err = h.aep.Download(ctx, out.Project.AepFileUrl); err != nil {
-		return err
+	if params.IfNoneMatch != nil && matches(*params.IfNoneMatch, graphETag(version)) {
+		c.Response().Header().Set("ETag", graphETag(version))
+		return c.NoContent(http.StatusNotModified)
 	}
-	c.Response().Header().Set("ETag", graphETag(full.Version))
-	return c.JSON(http.StatusOK, out)
-}
-
-// graphETag is the entity tag of every graph at version.
-func graphETag(version int64) string { return `"v` + strconv.FormatInt(version, 10) + `"` }
-
-// matches reports whether an If-None-Match header names etag (weak or strong) or is "*".
-func matches(ifNoneMatch, etag string) bool {
-	for _, t := range strings.Split(ifNoneMatch, ",") {
-		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
-		if t == "*" || t == etag {
-			return true
+	body, ok := h.graphs.get(project, version)
+	if !ok {
+		full, err := h.editor.ProjectFull(ctx, project, privileged(c))
+		if err != nil {
+			return err
 		}
+		out := toProjectFull(full)
+		if out.Project.AepFileUrl, err = h.aep.Download(ctx, out.Project.AepFileUrl); err != nil {
+			return err
+		}
+		if body, err = json.Marshal(out); err != nil {
+			return fmt.Errorf("catalogapi: encode project graph: %w", err)
+		}
+		version = full.Version
+		h.graphs.put(project, version, body)
 	}
-	return false
+	c.Response().Header().Set("ETag", graphETag(version))
+	return c.JSONBlob(http.StatusOK, body)
 }
 
 func toProjectFull(full editor.ProjectFull) ProjectFull {
