@@ -145,7 +145,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	})
 	boardStore, seatStore := store.NewBoard(a.db, writer), store.NewSeats(a.db)
 	boards := board.NewService(board.Deps{
-		Store: cache.NewBoard(facts, boardStore, cache.BoardPages), Structure: store.NewStructure(a.db), Orgs: orgs, Seats: seatStore,
+		Store: cache.NewBoard(facts, boardStore), Structure: store.NewStructure(a.db), Versions: directory, Orgs: orgs, Seats: seatStore,
 		Access: checker, NewID: service.NewID, Now: service.Now,
 	})
 	conns, mcp, err := connections(cfg, log, a.db, checker)

@@ -44,6 +44,7 @@ type Seats interface {
 type Deps struct {
 	Store     Store
 	Structure StructureStore
+	Versions  BoardVersions
 	Orgs      Organizations
 	Seats     Seats
 	Access    *access.Checker
@@ -103,6 +104,18 @@ func (s *Service) Board(ctx context.Context, memberID, teamID string, p org.Page
 		return nil, err
 	}
 	return s.Store.Columns(ctx, teamID, Columns[:], p.Offset, p.Limit)
+}
+
+// BoardVersion answers the team's board version, which changes with every write to its tasks
+// (ViewBoard). The version and the membership facts come from one lookup, as a board read is
+// the hottest path; the decision is access.Allow, the one Require makes. It returns
+// TeamNotFound and Forbidden.
+func (s *Service) BoardVersion(ctx context.Context, memberID, teamID string) (int64, error) {
+	version, role, ok, err := s.Versions.BoardVersion(ctx, teamID, memberID)
+	if err != nil {
+		return 0, err
+	}
+	return version, access.Allow(role, ok, access.ViewBoard)
 }
 
 // Move moves the task to status (WorkTasks on its team). A real change records a transition;

@@ -28,6 +28,14 @@ type StructureStore interface {
 	Teams(ctx context.Context, organizationID string, p org.Page) ([]Team, error)
 }
 
+// BoardVersions answers board versions with the reader's membership.
+type BoardVersions interface {
+	// BoardVersion returns the team's board version, which changes with every write to its
+	// tasks, with the member's role in the team's organization (ok false when none), in one
+	// lookup; access.TeamNotFound for an unknown team.
+	BoardVersion(ctx context.Context, teamID, memberID string) (version int64, role access.Role, ok bool, err error)
+}
+
 // Organizations answers whether an organization exists.
 type Organizations interface {
 	// Organization returns NotFound for an unknown id.

@@ -268,7 +268,7 @@ var _ = Describe("writes of the process itself", func() {
 		dir := cache.NewDirectory(f, store.NewOrgs(db))
 		before, _, _, err := dir.BoardVersion(ctx, fx.team, fx.owner)
 		Expect(err).NotTo(HaveOccurred())
-		fx.newTask(cache.NewBoard(f, store.NewBoard(db, outbox.NewWriter(events.SourceAgentteam)), cache.BoardPages))
+		fx.newTask(cache.NewBoard(f, store.NewBoard(db, outbox.NewWriter(events.SourceAgentteam))))
 		after, _, _, err := dir.BoardVersion(ctx, fx.team, fx.owner)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after).To(BeNumerically(">", before))
@@ -287,64 +287,5 @@ var _ = Describe("the listener", func() {
 		Consistently(heard.Load).WithTimeout(300 * time.Millisecond).Should(BeZero())
 		Expect(tx.Commit().Error).To(Succeed())
 		Eventually(heard.Load).WithTimeout(notified).Should(BeEquivalentTo(1))
-	})
-})
-
-// pageReads counts the board pages read from the store.
-type pageReads struct {
-	board.Store
-	n atomic.Int32
-}
-
-func (p *pageReads) Columns(ctx context.Context, teamID string, statuses []string, offset, limit int) ([]board.Column, error) {
-	p.n.Add(1)
-	return p.Store.Columns(ctx, teamID, statuses, offset, limit)
-}
-
-var _ = Describe("board pages kept in memory", func() {
-	var (
-		fx    fixture
-		f     *cache.Facts
-		dir   *cache.Directory
-		reads *pageReads
-		pages *cache.Board
-		ctx   = context.Background()
-	)
-	BeforeEach(func() {
-		fx = newFixture()
-		f = cache.New(0)
-		dir = cache.NewDirectory(f, store.NewOrgs(db))
-		reads = &pageReads{Store: store.NewBoard(db, outbox.NewWriter(events.SourceAgentteam))}
-		pages = cache.NewBoard(f, reads, cache.BoardPages)
-	})
-	// backlog reads the board as the board service does: the access check, then the page.
-	backlog := func() int {
-		GinkgoHelper()
-		_, _, _, err := dir.TeamRole(ctx, fx.team, fx.owner)
-		Expect(err).NotTo(HaveOccurred())
-		return backlogOf(pages, fx.team)
-	}
-
-	It("answers a page from memory while the board version holds, and reads it again after a write", func() {
-		listen(f)
-		Expect(backlog()).To(BeZero())
-		Expect(backlog()).To(BeZero())
-		Expect(reads.n.Load()).To(BeEquivalentTo(1))
-		fx.newTask(pages)
-		Expect(backlog()).To(Equal(1), "this process's write, at once")
-		Expect(reads.n.Load()).To(BeEquivalentTo(2))
-		fx.newTask(store.NewBoard(db, outbox.NewWriter(events.SourceAgentteam)))
-		Eventually(backlog).WithTimeout(notified).Should(Equal(2), "another process's write, once notified")
-	})
-
-	It("reads every page from the store while the listener does not listen, or when told to keep none", func() {
-		Expect(backlog()).To(BeZero())
-		Expect(backlog()).To(BeZero())
-		Expect(reads.n.Load()).To(BeEquivalentTo(2))
-		listen(f)
-		pages = cache.NewBoard(f, reads, 0)
-		backlog()
-		backlog()
-		Expect(reads.n.Load()).To(BeEquivalentTo(4))
 	})
 })

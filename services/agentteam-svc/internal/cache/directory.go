@@ -15,8 +15,8 @@ type Source interface {
 	TeamMember(ctx context.Context, teamID, memberID string) (access.TeamMember, error)
 }
 
-// Directory implements access.Directory from the facts, reading the source on a miss; the
-// team entries it keeps (organization and board version) also key Board's pages. Only held roles are kept: a caller without one reads the database each
+// Directory implements access.Directory and board.BoardVersions from the facts, reading the
+// source on a miss. Only held roles are kept: a caller without one reads the database each
 // time, so a membership that appears is seen at once without being notified.
 type Directory struct {
 	f   *Facts
@@ -46,6 +46,13 @@ func (d *Directory) RoleOf(ctx context.Context, organizationID, memberID string)
 func (d *Directory) TeamRole(ctx context.Context, teamID, memberID string) (string, access.Role, bool, error) {
 	tm, err := d.teamMember(ctx, teamID, memberID)
 	return tm.OrganizationID, tm.Role, tm.OK, err
+}
+
+// BoardVersion returns the team's board version and the member's role in its organization
+// (ok false when none), or access.TeamNotFound.
+func (d *Directory) BoardVersion(ctx context.Context, teamID, memberID string) (int64, access.Role, bool, error) {
+	tm, err := d.teamMember(ctx, teamID, memberID)
+	return tm.BoardVersion, tm.Role, tm.OK, err
 }
 
 func (d *Directory) teamMember(ctx context.Context, teamID, memberID string) (access.TeamMember, error) {

@@ -15,30 +15,19 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/store"
 )
 
-// directoryPair is a board store that writes tasks, what a reader sees of a member's role, a
-// team's board version and its backlog (the first page of the board, read after the access
-// check as the board service does), and how long a task write and a role change may take to be
-// read.
+// directoryPair is a board store that writes tasks, what a reader sees of a member's role and
+// a team's board version, and how long a task write and a role change may take to be read.
 type directoryPair struct {
 	tasks              board.Store
 	role               func(org, member string) (access.Role, bool)
 	version            func(team, member string) int64
-	backlog            func(team, member string) int
 	taskWait, roleWait time.Duration
-}
-
-// backlogOf answers the Backlog column's total of the team's board read through s.
-func backlogOf(s board.Store, team string) int {
-	GinkgoHelper()
-	cols, err := s.Columns(context.Background(), team, board.Columns[:], 0, 20)
-	Expect(err).NotTo(HaveOccurred())
-	return cols[0].Total
 }
 
 func plainBoard() board.Store { return store.NewBoard(db, outbox.NewWriter(events.SourceAgentteam)) }
 
-// readDirectory reads roles and board versions through d, and boards through pages.
-func readDirectory(p *directoryPair, d *cache.Directory, pages board.Store) {
+// readDirectory reads roles and board versions through d.
+func readDirectory(p *directoryPair, d *cache.Directory) {
 	ctx := context.Background()
 	p.role = func(org, member string) (access.Role, bool) {
 		r, ok, err := d.RoleOf(ctx, org, member)
@@ -50,16 +39,11 @@ func readDirectory(p *directoryPair, d *cache.Directory, pages board.Store) {
 		Expect(err).NotTo(HaveOccurred())
 		return v
 	}
-	p.backlog = func(team, member string) int {
-		_, _, _, err := d.TeamRole(ctx, team, member)
-		Expect(err).NotTo(HaveOccurred())
-		return backlogOf(pages, team)
-	}
 }
 
-// The contract of the membership source and the board, run against the plain stores and the
-// cached directory and board: a role, a board version and a board read after a change show it
-// (in another process, or for a role change written by another connection, once notified).
+// The contract of the membership source, run against the plain store and the cached
+// directory: a role and a board version read after a change show it (in another process, or
+// for a role change written by another connection, once notified).
 var _ = DescribeTable("roles and board versions read after writes",
 	func(setup func() directoryPair) {
 		fx := newFixture()
@@ -74,20 +58,17 @@ var _ = DescribeTable("roles and board versions read after writes",
 		}
 		role := func() any { r, _ := p.role(fx.org, fx.owner); return r }
 		Expect(role()).To(Equal(access.Owner))
-		before, tasks := p.version(fx.team, fx.owner), p.backlog(fx.team, fx.owner)
-		Expect(p.backlog(fx.team, fx.owner)).To(Equal(tasks))
+		before := p.version(fx.team, fx.owner)
 		fx.newTask(p.tasks)
 		eventually(p.taskWait, func() any { return p.version(fx.team, fx.owner) }, BeNumerically(">", before))
-		eventually(p.taskWait, func() any { return p.backlog(fx.team, fx.owner) }, Equal(tasks+1))
 		fx.setRole(access.Member)
 		eventually(p.roleWait, role, Equal(access.Member))
 	},
 	Entry("the plain store", func() directoryPair {
 		ctx := context.Background()
 		orgs := store.NewOrgs(db)
-		tasks := plainBoard()
 		return directoryPair{
-			tasks: tasks,
+			tasks: plainBoard(),
 			role: func(org, member string) (access.Role, bool) {
 				r, ok, err := orgs.RoleOf(ctx, org, member)
 				Expect(err).NotTo(HaveOccurred())
@@ -98,23 +79,21 @@ var _ = DescribeTable("roles and board versions read after writes",
 				Expect(err).NotTo(HaveOccurred())
 				return tm.BoardVersion
 			},
-			backlog: func(team, _ string) int { return backlogOf(tasks, team) },
 		}
 	}),
 	Entry("the cached directory, by its own process", func() directoryPair {
 		f := cache.New(0)
 		listen(f)
-		b := cache.NewBoard(f, plainBoard(), cache.BoardPages)
-		p := directoryPair{tasks: b, roleWait: notified}
-		readDirectory(&p, cache.NewDirectory(f, store.NewOrgs(db)), b)
+		p := directoryPair{tasks: cache.NewBoard(f, plainBoard()), roleWait: notified}
+		readDirectory(&p, cache.NewDirectory(f, store.NewOrgs(db)))
 		return p
 	}),
 	Entry("the cached directory, across two processes", func() directoryPair {
 		a, b := cache.New(0), cache.New(0)
 		listen(a)
 		listen(b)
-		p := directoryPair{tasks: cache.NewBoard(a, plainBoard(), cache.BoardPages), taskWait: notified, roleWait: notified}
-		readDirectory(&p, cache.NewDirectory(b, store.NewOrgs(db)), cache.NewBoard(b, plainBoard(), cache.BoardPages))
+		p := directoryPair{tasks: cache.NewBoard(a, plainBoard()), taskWait: notified, roleWait: notified}
+		readDirectory(&p, cache.NewDirectory(b, store.NewOrgs(db)))
 		return p
 	}),
 )

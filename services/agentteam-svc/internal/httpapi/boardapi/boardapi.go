@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/bounded"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
@@ -27,6 +28,7 @@ type Boards interface {
 	CreateTeam(ctx context.Context, memberID, organizationID, name string, productID *string) (board.Team, error)
 	Teams(ctx context.Context, memberID, organizationID string, p org.Page) ([]board.Team, error)
 	CreateTask(ctx context.Context, memberID string, t board.NewTask) (board.WorkItem, error)
+	BoardVersion(ctx context.Context, memberID, teamID string) (int64, error)
 	Board(ctx context.Context, memberID, teamID string, p org.Page) ([]board.Column, error)
 	Move(ctx context.Context, memberID, taskID, status string) (board.WorkItem, error)
 	Assign(ctx context.Context, memberID, taskID, assignee string) (board.WorkItem, error)
@@ -44,12 +46,15 @@ type Seats interface {
 
 // Handler implements ServerInterface.
 type Handler struct {
-	board Boards
-	seats Seats
+	board  Boards
+	seats  Seats
+	boards *bounded.Map[boardKey, encodedBoard]
 }
 
 // NewHandler returns a Handler.
-func NewHandler(b Boards, s Seats) *Handler { return &Handler{board: b, seats: s} }
+func NewHandler(b Boards, s Seats) *Handler {
+	return &Handler{board: b, seats: s, boards: newBoardCache()}
+}
 
 // Policies says who may call each operation of this package: members only, the domain checks
 // their capabilities.

@@ -1,11 +1,9 @@
 package boardapi
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -52,7 +50,8 @@ func (h *Handler) CreateTask(c echo.Context) error {
 // page size: a screenful, with each column's total telling how many more there are.
 const BoardPageSize = 20
 
-// GetBoard answers the team's board, gzip-compressed when the client accepts it.
+// GetBoard answers the team's board, from the encoded copy of its current version when there
+// is one.
 func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 	size := params.PageSize
 	if size == nil {
@@ -63,7 +62,16 @@ func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 	if err != nil {
 		return err
 	}
-	cols, err := h.board.Board(c.Request().Context(), member, params.TeamId.String(), p)
+	ctx, team := c.Request().Context(), params.TeamId.String()
+	version, err := h.board.BoardVersion(ctx, member, team)
+	if err != nil {
+		return err
+	}
+	key := boardKey{team: team, version: version, offset: p.Offset, limit: p.Limit}
+	if b, ok := h.boards.Get(key); ok {
+		return b.send(c)
+	}
+	cols, err := h.board.Board(ctx, member, team, p)
 	if err != nil {
 		return err
 	}
@@ -71,19 +79,16 @@ func (h *Handler) GetBoard(c echo.Context, params GetBoardParams) error {
 	for i, col := range cols {
 		out.Columns[i] = BoardColumn{Status: BoardColumnStatus(col.Status), Total: col.Total, Tasks: mapAll(col.Tasks, toWorkItem)}
 	}
-	hdr := c.Response().Header()
-	hdr.Add(echo.HeaderVary, echo.HeaderAcceptEncoding)
-	if !strings.Contains(c.Request().Header.Get(echo.HeaderAcceptEncoding), "gzip") {
-		return c.JSON(http.StatusOK, out)
-	}
-	hdr.Set(echo.HeaderContentEncoding, "gzip")
-	hdr.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	c.Response().WriteHeader(http.StatusOK)
-	w, _ := gzip.NewWriterLevel(c.Response(), gzip.BestSpeed) // a valid level: no error
-	if err := json.NewEncoder(w).Encode(out); err != nil {
+	plain, err := json.Marshal(out)
+	if err != nil {
 		return fmt.Errorf("boardapi: encode board: %w", err)
 	}
-	return w.Close()
+	b, err := encodeBoard(plain)
+	if err != nil {
+		return err
+	}
+	h.boards.Put(key, b)
+	return b.send(c)
 }
 
 // MoveTask moves a task to a column.
