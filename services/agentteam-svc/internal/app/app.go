@@ -125,7 +125,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	commits := bus.NewCommitRelay(a.relay, relayBatch)
 	// The hot reads (every capability check, board versions, library stamps) are answered from
 	// memory while the listener listens; it also tells of committed outbox rows.
-	facts := cache.New(cache.DefaultMaxEntries)
+	facts := cache.New(cfg.MembershipCacheEntries)
 	listener, err := cache.NewListener(facts, cfg.DB.DSN, commits.Committed, log, a.server.Registry)
 	if err != nil {
 		return nil, err
