@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+
 	"github.com/motionstudio/platform/pkg/outbox"
 	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/identity-svc/internal/billing"
@@ -35,6 +37,6 @@ func newBillingHandler(a *App, cfg config.Config, writer *outbox.Writer) *billin
 		BalanceCurrency: cfg.BalanceCurrency, Now: service.Now, NewID: service.NewID,
 	})
 	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), service.Now, service.NewID)
-	a.workers = append(a.workers, bus.NewQuestSteps(a.bus, quests))
+	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, quests) }))
 	return billingapi.NewHandler(svc, quests)
 }

@@ -15,29 +15,19 @@ type QuestRecorder interface {
 	RecordOnce(ctx context.Context, consumer, eventID string, step quest.Step) error
 }
 
-// QuestSteps is the consumer that moves quests from identity events.
-type QuestSteps struct {
-	bus    *natsx.Bus
-	record QuestRecorder
-}
-
-// NewQuestSteps returns the quest consumer, recording each event's step once with record.
-func NewQuestSteps(b *natsx.Bus, record QuestRecorder) *QuestSteps {
-	return &QuestSteps{bus: b, record: record}
-}
-
-// Run moves quests from identity events until ctx is done (service.Worker).
+// ConsumeQuestSteps moves quests from identity events until ctx is done, recording each
+// event's step once with record.
 // The consumer reads every identity event (one filter subject, which every NATS server version
 // supports) and acknowledges the ones quests do not count; the catalogue's consumer entry
 // names both. A quest's trigger is the event's webhook name (user.registered,
 // payment.confirmed, plan.activated).
-func (q *QuestSteps) Run(ctx context.Context) error {
+func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, record QuestRecorder) error {
 	c, ok := events.Durable(events.DurableQuestProgress)
 	if !ok {
 		return fmt.Errorf("bus: %s is not in the consumer catalogue", events.DurableQuestProgress)
 	}
 	spec := natsx.ConsumerSpec{Stream: c.Stream, Durable: c.Name, FilterSubjects: []string{c.Filter}}
-	return q.bus.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
+	return b.Consume(ctx, spec, func(ctx context.Context, m natsx.Message) error {
 		if !c.Handles(m.Subject) {
 			return nil
 		}
@@ -54,6 +44,6 @@ func (q *QuestSteps) Run(ctx context.Context) error {
 			return natsx.Permanent(fmt.Errorf("bus: %s event %s names no user", m.Subject, m.ID))
 		}
 		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
-		return q.record.RecordOnce(ctx, events.DurableQuestProgress, m.ID, step)
+		return record.RecordOnce(ctx, events.DurableQuestProgress, m.ID, step)
 	})
 }
