@@ -148,25 +148,20 @@ func (s *Service) Quests(ctx context.Context, a actor.Actor) ([]Quest, error) {
 	return s.store.Quests(ctx, a.TenantID, a.UserID, s.now())
 }
 
-// Record counts a step on every quest its trigger moves.
-func (s *Service) Record(ctx context.Context, st Step) error {
-	qs, err := s.store.Triggered(ctx, st.TenantID, st.Trigger, st.At)
-	if err != nil {
-		return err
-	}
-	for i := range qs {
-		if err := s.store.Advance(ctx, &qs[i], st.UserID, Period(qs[i].QuestType, st.At), st.At); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// RecordOnce counts a step as Record does, once per consumer and event id however often the
-// event is delivered.
+// RecordOnce counts a step on every quest its trigger moves, once per consumer and event id
+// however often the event is delivered.
 func (s *Service) RecordOnce(ctx context.Context, consumer, eventID string, st Step) error {
 	return s.store.Once(ctx, consumer, eventID, func(tx Store) error {
-		return NewService(tx, s.now, s.newID).Record(ctx, st)
+		qs, err := tx.Triggered(ctx, st.TenantID, st.Trigger, st.At)
+		if err != nil {
+			return err
+		}
+		for i := range qs {
+			if err := tx.Advance(ctx, &qs[i], st.UserID, Period(qs[i].QuestType, st.At), st.At); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 }
 
