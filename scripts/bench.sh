@@ -57,8 +57,9 @@
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
 #   BENCH_LINES         an extended regular expression: only the lines whose name matches run,
-#                       with the ceiling and the seeding they need (default: every line). One
-#                       line: BENCH_LINES='^agentteam-board-read$' scripts/bench.sh agentteam;
+#                       with the ceiling and the seeding they need (default: every line; the
+#                       identity part always runs its three). One line:
+#                       BENCH_LINES='^agentteam-board-read$' scripts/bench.sh agentteam;
 #                       the editor graph on a small catalog: BENCH_CONTAINERS=1000
 #                       BENCH_UPLOAD_BYTES=0 BENCH_LINES='^projects-full' scripts/bench.sh content
 set -euo pipefail
