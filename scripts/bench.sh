@@ -60,6 +60,12 @@
 #   BENCH_VEGETA        the vegeta binary (default .bin/vegeta, from make tools)
 #   BENCH_PROFILE       1: take a CPU profile of the service during each of its attacks
 #                       (.state/bench/<attack>.pprof, its top in <attack>.top)
+#   BENCH_LINES         an extended regular expression: only the lines whose name matches run,
+#                       with the ceiling and the seeding they need (default: every line; the
+#                       identity part always runs its three). One line:
+#                       BENCH_LINES='^agentteam-board-read$' scripts/bench.sh agentteam;
+#                       the editor graph on a small catalog: BENCH_CONTAINERS=1000
+#                       BENCH_UPLOAD_BYTES=0 BENCH_LINES='^projects-full' scripts/bench.sh content
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -80,6 +86,8 @@ CEILING=0
 ATTACK_FLAGS=()
 
 log() { printf 'bench: %s\n' "$*" >&2; }
+# wanted NAME reports whether the line NAME runs (BENCH_LINES).
+wanted() { [[ -z "${BENCH_LINES:-}" || "$1" =~ $BENCH_LINES ]]; }
 die() { printf 'bench: error: %s\n' "$*" >&2; exit 1; }
 
 # pids holds what this script started; cleanups run before they are stopped.
@@ -147,6 +155,9 @@ profile() {
 attack() {
 	local name="$1"
 	shift
+	if [[ "$name" != ceiling-echo-get ]] && ! wanted "$name"; then
+		return 0
+	fi
 	local results="$OUT/$name.bin" workers=()
 	if [[ "$RATE" == 0 ]]; then
 		workers=(-max-workers="$WORKERS")
@@ -225,7 +236,12 @@ bench_content() {
 	fi
 
 	ATTACK_FLAGS=(-header "Authorization: Bearer $token")
-	local kind kinds=(search tags category aspect premium sort-newest sort-popular sort-rate sort-az)
+	local kind kinds=()
+	for kind in search tags category aspect premium sort-newest sort-popular sort-rate sort-az; do
+		if wanted "templates-$kind" || wanted "templates-$kind-under-writes"; then
+			kinds+=("$kind")
+		fi
+	done
 	local reads="content_catalog_card_reads_total"
 	declare -A card_reads=()
 	for kind in "${kinds[@]}"; do
@@ -247,7 +263,7 @@ bench_content() {
 		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
 		card_reads[$kind-w]="$(($(metric "$addr" "$reads") - ${card_reads[$kind-w]}))"
 	done
-	under_writes "${kinds[@]}"
+	((${#kinds[@]} == 0)) || under_writes "${kinds[@]}"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"
 	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"
@@ -260,13 +276,15 @@ bench_content() {
 	((${#profiling[@]} == 0)) || wait "${profiling[@]}" || true
 	printf '%-26s %s MiB\n' "content-svc peak RSS" "$(peak_rss_mb "$content_pid")"
 
-	echo
-	echo "catalog query plan (EXPLAIN ANALYZE, full plan in .state/bench/plans.txt)"
-	"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt"
+	if wanted catalog-plan; then
+		echo
+		echo "catalog query plan (EXPLAIN ANALYZE, full plan in .state/bench/plans.txt)"
+		"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt"
+	fi
 
 	echo
 	printf '%-40s %s s\n' "seed $containers templates (SQL + VACUUM ANALYZE)" "$SEED_SECONDS"
-	((upload_bytes > 0)) || return 0
+	((upload_bytes > 0)) && wanted upload || return 0
 	log "multipart upload of $upload_bytes bytes"
 	local upload_vars md5_start md5sum_hex md5_seconds
 	upload_vars="$("$OUT/benchcontent" upload -base "http://$addr" -token-file "$OUT/token" \
@@ -350,10 +368,12 @@ bench_agentteam() {
 	local seed_vars
 	seed_vars="$("$OUT/benchagentteam" seed -dsn "$dsn" -tasks "$tasks")"
 	eval "$seed_vars"
-	log "seeding 2,000 own and 500 shared skills"
-	"$OUT/skillbench" seed -dsn "$dsn" -org "$BOARD_ORG_ID" -member "$BOARD_MEMBER_ID" >"$OUT/skillbench-seed.log" 2>&1 ||
-		die "skill seed: $(tail -n 20 "$OUT/skillbench-seed.log")"
-	psql -qX -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM ANALYZE library_items"
+	if wanted agentteam-skill-list; then
+		log "seeding 2,000 own and 500 shared skills"
+		"$OUT/skillbench" seed -dsn "$dsn" -org "$BOARD_ORG_ID" -member "$BOARD_MEMBER_ID" >"$OUT/skillbench-seed.log" 2>&1 ||
+			die "skill seed: $(tail -n 20 "$OUT/skillbench-seed.log")"
+		psql -qX -h 127.0.0.1 -U postgres -d "$db" -c "VACUUM ANALYZE library_items"
+	fi
 	start agentteam-jwks "$jwks" "http://$jwks/.well-known/jwks.json" \
 		"$OUT/benchagentteam" token -addr "$jwks" -out "$OUT/agentteam.token" -subject "$BOARD_MEMBER_ID"
 	start agentteam-svc "$addr" "http://$addr/readyz" "${SERVICE_ENV[@]}" "$OUT/agentteam-svc" serve
@@ -372,11 +392,21 @@ bench_agentteam() {
 	ATTACK_FLAGS=(-header "Authorization: Bearer $(cat "$OUT/agentteam.token")")
 	attack agentteam-skill-list "GET http://$addr/api/skills?organizationId=$BOARD_ORG_ID"
 	ATTACK_FLAGS=()
-	echo "agentteam-skill-indexing: $("$OUT/skillbench" index -dsn "$dsn" -files 1000) (goal 200 files/s)"
-	"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
-		-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
-	"$OUT/benchagentteam" tools -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
-		-team "$BOARD_TEAM_ID" -n "${BENCH_TOOL_RUNS:-100}"
+	if wanted agentteam-skill-indexing; then
+		echo "agentteam-skill-indexing: $("$OUT/skillbench" index -dsn "$dsn" -files 1000) (goal 200 files/s)"
+	fi
+	if wanted agentteam-runs; then
+		"$OUT/benchagentteam" runs -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
+			-team "$BOARD_TEAM_ID" -n "${BENCH_RUNS:-200}"
+	fi
+	if wanted agentteam-tool-runs; then
+		"$OUT/benchagentteam" tools -base "http://$addr" -token-file "$OUT/agentteam.token" -org "$BOARD_ORG_ID" \
+			-team "$BOARD_TEAM_ID" -n "${BENCH_TOOL_RUNS:-100}"
+	fi
+	if ! wanted agentteam-memory-search && ! wanted agentteam-memory-search-steady; then
+		PPROF=
+		return 0
+	fi
 	log "seeding ${BENCH_MEMORY_ENTRIES:-10000} memory entries through the API"
 	"$OUT/benchagentteam" memory -base "http://$addr" -token-file "$OUT/agentteam.token" -team "$BOARD_TEAM_ID" \
 		-n "${BENCH_MEMORY_ENTRIES:-10000}" -out "$OUT/agentteam-memory.targets"

@@ -128,7 +128,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	commits := bus.NewCommitRelay(a.relay, relayBatch)
 	// The hot reads (every capability check, board versions, library stamps) are answered from
 	// memory while the listener listens; it also tells of committed outbox rows.
-	facts := cache.New(cache.DefaultMaxEntries)
+	facts := cache.New(cfg.MembershipCacheEntries)
 	// The same listener wakes the event streams and the worker of a run that changed, on every
 	// replica; while it does not listen, they read the database every changesPoll instead.
 	changes := runwatch.New(changesPoll)

@@ -26,6 +26,9 @@ import (
 // notified bounds how long a committed change takes to reach the listener.
 const notified = 2 * time.Second
 
+// maxEntries bounds each map of the facts in these specs.
+const maxEntries = 1000
+
 // source counts the database reads of the directory; during, when set, runs inside each read
 // after the database answered, as a change arriving mid-read would.
 type source struct {
@@ -122,7 +125,7 @@ var _ = Describe("the directory kept in memory", func() {
 	BeforeEach(func() {
 		fx = newFixture()
 		src = &source{Orgs: store.NewOrgs(db)}
-		f = cache.New(0)
+		f = cache.New(maxEntries)
 		dir = cache.NewDirectory(f, src)
 	})
 	role := func() access.Role {
@@ -260,7 +263,7 @@ var _ = Describe("writes of the process itself", func() {
 		fx = newFixture()
 		// Live without a listener: nothing is notified, so only the write itself can drop
 		// what it changed.
-		f = cache.New(0)
+		f = cache.New(maxEntries)
 		f.SetLive(true)
 	})
 
@@ -278,7 +281,7 @@ var _ = Describe("writes of the process itself", func() {
 var _ = Describe("the listener", func() {
 	It("tells of outbox rows once their transaction commits, not before", func() {
 		var heard atomic.Int32
-		listenWith(cache.New(0), dsn, func() { heard.Add(1) })
+		listenWith(cache.New(maxEntries), dsn, func() { heard.Add(1) })
 		tx := db.Begin()
 		DeferCleanup(func() { tx.Rollback() })
 		job := &agentteamv1.AgentRunJob{RunId: uuid.NewString(), OrganizationId: uuid.NewString()}
@@ -287,5 +290,23 @@ var _ = Describe("the listener", func() {
 		Consistently(heard.Load).WithTimeout(300 * time.Millisecond).Should(BeZero())
 		Expect(tx.Commit().Error).To(Succeed())
 		Eventually(heard.Load).WithTimeout(notified).Should(BeEquivalentTo(1))
+	})
+})
+
+var _ = Describe("facts told to keep none", func() {
+	It("read the database for every lookup, even while listening", func() {
+		fx := newFixture()
+		src := &source{Orgs: store.NewOrgs(db)}
+		f := cache.New(0)
+		dir := cache.NewDirectory(f, src)
+		listen(f)
+		for range 2 {
+			r, ok, err := dir.RoleOf(context.Background(), fx.org, fx.owner)
+			Expect(err).NotTo(HaveOccurred())
+			Expect([]any{r, ok}).To(Equal([]any{access.Owner, true}))
+			_, _, _, err = dir.BoardVersion(context.Background(), fx.team, fx.owner)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Expect(src.calls.Load()).To(BeEquivalentTo(4))
 	})
 })

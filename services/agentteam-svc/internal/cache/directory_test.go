@@ -82,14 +82,14 @@ var _ = DescribeTable("roles and board versions read after writes",
 		}
 	}),
 	Entry("the cached directory, by its own process", func() directoryPair {
-		f := cache.New(0)
+		f := cache.New(maxEntries)
 		listen(f)
 		p := directoryPair{tasks: cache.NewBoard(f, plainBoard()), roleWait: notified}
 		readDirectory(&p, cache.NewDirectory(f, store.NewOrgs(db)))
 		return p
 	}),
 	Entry("the cached directory, across two processes", func() directoryPair {
-		a, b := cache.New(0), cache.New(0)
+		a, b := cache.New(maxEntries), cache.New(maxEntries)
 		listen(a)
 		listen(b)
 		p := directoryPair{tasks: cache.NewBoard(a, plainBoard()), taskWait: notified, roleWait: notified}

@@ -22,9 +22,6 @@ import (
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 )
 
-// DefaultMaxEntries bounds each of the two maps, least recently used out first.
-const DefaultMaxEntries = 50_000
-
 type roleKey struct{ org, member string }
 
 type team struct {
@@ -39,12 +36,9 @@ type Facts struct {
 	teams *bounded.Map[string, team]
 }
 
-// New returns empty Facts holding at most max entries per map (DefaultMaxEntries when max is
-// not positive). They cache nothing until SetLive(true).
+// New returns empty Facts holding at most max entries per map; 0 holds none, so every lookup
+// reads the database. They cache nothing until SetLive(true).
 func New(max int) *Facts {
-	if max <= 0 {
-		max = DefaultMaxEntries
-	}
 	return &Facts{
 		roles: bounded.New(bounded.Options[roleKey, access.Role]{Max: max, Listened: true}),
 		teams: bounded.New(bounded.Options[string, team]{Max: max, Listened: true}),

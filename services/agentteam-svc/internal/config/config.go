@@ -45,6 +45,12 @@ type Config struct {
 	OutboundDNSServer string `env:"OUTBOUND_DNS_SERVER"`
 	// SkillSource is the shared skill library's source and push-hook settings.
 	SkillSource SkillSource
+	// MembershipCacheEntries bounds each of the two maps of membership facts every process
+	// keeps in memory (internal/cache: members' roles per organization, teams' organization and
+	// board version), least recently used out first; a change on any replica drops its entries
+	// everywhere (LISTEN/NOTIFY). Zero keeps none: every access check and board read asks the
+	// database.
+	MembershipCacheEntries int `env:"MEMBERSHIP_CACHE_ENTRIES" default:"50000"`
 }
 
 // Embeddings configures the OpenAI-compatible embeddings endpoint; with no base URL the

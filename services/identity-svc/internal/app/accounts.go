@@ -29,9 +29,6 @@ import (
 	"github.com/motionstudio/platform/services/identity-svc/internal/webhook"
 )
 
-// apiKeyCacheSize bounds the in-process API key cache.
-const apiKeyCacheSize = 100000
-
 // newAccountHandler wires the account side of the service (users, tenants, API keys and
 // webhooks) on a's database, bus and Redis, and adds its consumers and sweepers to a's workers.
 func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer *outbox.Writer, limiter *redisx.Limiter, sessions *redissession.Store) (*accountapi.Handler, error) {
@@ -50,7 +47,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	checker := domaincheck.New(domaincheck.Options{
 		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
 	})
-	keyStore := cache.NewKeys(store.NewAPIKeys(a.db, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), apiKeyCacheSize, service.Now)
+	keyStore := cache.NewKeys(store.NewAPIKeys(a.db, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), acfg.APIKeys.CacheKeys, service.Now)
 	keys := apikey.NewService(keyStore, apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
 	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
 		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,

@@ -36,13 +36,7 @@ func newBillingHandler(a *App, cfg config.Config, writer *outbox.Writer) *billin
 		Gateways: gateways, CallbackURL: bcfg.CallbackBaseURL + "/redirect", ReturnURL: bcfg.ReturnURL,
 		BalanceCurrency: cfg.BalanceCurrency, Now: service.Now, NewID: service.NewID,
 	})
-	questStore := store.NewQuests(a.db, writer, a.heldAccounts)
-	quests := quest.NewService(questStore, service.Now, service.NewID)
-	record := func(ctx context.Context, consumer, eventID string, step quest.Step) error {
-		return questStore.Once(ctx, consumer, eventID, func(tx *store.Quests) error {
-			return quest.NewService(tx, service.Now, service.NewID).Record(ctx, step)
-		})
-	}
-	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, record) }))
+	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), service.Now, service.NewID)
+	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, quests) }))
 	return billingapi.NewHandler(svc, quests)
 }

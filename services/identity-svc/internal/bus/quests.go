@@ -10,8 +10,10 @@ import (
 )
 
 // QuestRecorder records a quest step, once per consumer and event id however often the event
-// is delivered.
-type QuestRecorder func(ctx context.Context, consumer, eventID string, step quest.Step) error
+// is delivered (quest.Service).
+type QuestRecorder interface {
+	RecordOnce(ctx context.Context, consumer, eventID string, step quest.Step) error
+}
 
 // ConsumeQuestSteps moves quests from identity events until ctx is done, recording each
 // event's step once with record.
@@ -42,6 +44,6 @@ func ConsumeQuestSteps(ctx context.Context, b *natsx.Bus, record QuestRecorder) 
 			return natsx.Permanent(fmt.Errorf("bus: %s event %s names no user", m.Subject, m.ID))
 		}
 		step := quest.Step{TenantID: who.GetTenantId(), UserID: who.GetUserId(), Trigger: entry.WebhookEvent, At: m.Time}
-		return record(ctx, events.DurableQuestProgress, m.ID, step)
+		return record.RecordOnce(ctx, events.DurableQuestProgress, m.ID, step)
 	})
 }

@@ -103,6 +103,74 @@ func named(name string) func(*account.User) error {
 	}
 }
 
+// accountPair writes users and tenants, reads them as refreshes do, and says how long a write
+// may take to be read.
+type accountPair struct {
+	users   *store.Users
+	tenants *store.Tenants
+	reader  auth.Users
+	within  time.Duration
+}
+
+// listening is a fixture whose listener listens (told by a throwaway account read from memory).
+func listening() *fixture {
+	GinkgoHelper()
+	f := newFixture(100)
+	tenantID, ids := newAccount(1)
+	f.listen(tenantID, ids[0])
+	return f
+}
+
+// The contract of auth.Users' UserWithTenant, run against the plain store and the cached one: a
+// user and its tenant read after a change show it (in another process, once notified).
+var _ = DescribeTable("users and their tenants read after writes",
+	func(setup func() accountPair) {
+		ctx := context.Background()
+		p := setup()
+		tenantID, ids := newAccount(1)
+		read := func() (*auth.User, *auth.Tenant) {
+			u, t, err := p.reader.UserWithTenant(ctx, tenantID, ids[0])
+			Expect(err).NotTo(HaveOccurred())
+			return u, t
+		}
+		eventually := func(actual func() string, want string) {
+			GinkgoHelper()
+			if p.within == 0 {
+				Expect(actual()).To(Equal(want))
+				return
+			}
+			Eventually(actual).WithTimeout(p.within).Should(Equal(want))
+		}
+		u, t := read()
+		Expect(*u.FullName).To(Equal("First"))
+		Expect(t.Status).To(Equal(tenant.StatusActive))
+
+		_, err := p.users.Update(ctx, ids[0], named("Second"))
+		Expect(err).NotTo(HaveOccurred())
+		eventually(func() string { u, _ := read(); return *u.FullName }, "Second")
+
+		_, err = p.tenants.Update(ctx, tenantID, func(t *tenant.Tenant) (tenant.Change, error) {
+			t.Status = "Suspended"
+			return tenant.Change{Fields: []string{"status"}, At: time.Now()}, nil
+		})
+		Expect(err).NotTo(HaveOccurred())
+		eventually(func() string { _, t := read(); return t.Status }, "Suspended")
+	},
+	Entry("the plain store", func() accountPair {
+		w := outbox.NewWriter(events.SourceIdentity)
+		users := store.NewUsers(db, w, nil)
+		return accountPair{users: users, tenants: store.NewTenants(db, w, nil), reader: users}
+	}),
+	Entry("the cached store, by its own process", func() accountPair {
+		f := listening()
+		return accountPair{users: f.ownUsers, tenants: f.ownTenants, reader: f.users}
+	}),
+	Entry("the cached store, across two processes", func() accountPair {
+		a, b := listening(), listening()
+		return accountPair{users: a.ownUsers, tenants: a.ownTenants, reader: b.users, within: notified}
+	}),
+)
+
 var _ = Describe("the accounts refreshes read", func() {
 	It("answers a user from memory once read, and this process's writes at once", func() {
 		f := newFixture(100)

@@ -31,6 +31,10 @@ type APIKeys struct {
 	Brand string `env:"API_KEY_BRAND" default:"ms"`
 	// CacheTTL is how long a validated key is served from memory; revocations drop it at once.
 	CacheTTL time.Duration `env:"API_KEY_CACHE_TTL" default:"60s"`
+	// CacheKeys bounds how many keys (and unknown hashes) each process keeps in memory for
+	// validation (internal/cache Keys), least recently used out first. Zero keeps none: every
+	// validation reads the database.
+	CacheKeys int `env:"API_KEY_CACHE_KEYS" default:"100000"`
 	// UsageFlushInterval is how often counted key use is written to the database.
 	UsageFlushInterval time.Duration `env:"API_KEY_USAGE_FLUSH_INTERVAL" default:"5s"`
 }

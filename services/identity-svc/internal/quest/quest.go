@@ -126,6 +126,9 @@ type Store interface {
 	// UseGift, in one transaction, locks the user's gift, lets decide check it, marks it used
 	// and applies it; NotFound when it is not the user's.
 	UseGift(ctx context.Context, userID, earnedGiftID string, decide func(g *EarnedGift) error, at time.Time) (*EarnedGift, error)
+	// Once runs fn with a Store whose writes join the transaction that records eventID as seen
+	// by consumer; an event seen before does not run fn again.
+	Once(ctx context.Context, consumer, eventID string, fn func(Store) error) error
 }
 
 // Service runs quests and gifts.
@@ -145,18 +148,21 @@ func (s *Service) Quests(ctx context.Context, a actor.Actor) ([]Quest, error) {
 	return s.store.Quests(ctx, a.TenantID, a.UserID, s.now())
 }
 
-// Record counts a step on every quest its trigger moves.
-func (s *Service) Record(ctx context.Context, st Step) error {
-	qs, err := s.store.Triggered(ctx, st.TenantID, st.Trigger, st.At)
-	if err != nil {
-		return err
-	}
-	for i := range qs {
-		if err := s.store.Advance(ctx, &qs[i], st.UserID, Period(qs[i].QuestType, st.At), st.At); err != nil {
+// RecordOnce counts a step on every quest its trigger moves, once per consumer and event id
+// however often the event is delivered.
+func (s *Service) RecordOnce(ctx context.Context, consumer, eventID string, st Step) error {
+	return s.store.Once(ctx, consumer, eventID, func(tx Store) error {
+		qs, err := tx.Triggered(ctx, st.TenantID, st.Trigger, st.At)
+		if err != nil {
 			return err
 		}
-	}
-	return nil
+		for i := range qs {
+			if err := tx.Advance(ctx, &qs[i], st.UserID, Period(qs[i].QuestType, st.At), st.At); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // Claim grants the prize of a completed quest of the current period, once. It returns apperr

@@ -31,7 +31,7 @@ func NewQuests(db *gorm.DB, w *outbox.Writer, changes AccountChanges) *Quests {
 
 // Once runs fn with a Quests store whose writes join the transaction that records eventID as
 // seen by consumer (outbox.Once); an event seen before does not run fn again.
-func (s *Quests) Once(ctx context.Context, consumer, eventID string, fn func(*Quests) error) error {
+func (s *Quests) Once(ctx context.Context, consumer, eventID string, fn func(quest.Store) error) error {
 	_, err := outbox.Once(ctx, s.db, consumer, eventID, func(tx *gorm.DB) error {
 		return fn(&Quests{db: tx, outbox: s.outbox, changes: s.changes})
 	})
