@@ -118,7 +118,7 @@ var _ = Describe("the README", func() {
 		for _, want := range []string{`"Summer promo"`, `"status": "Ready"`, `"email_verified":true`,
 			`"verified":true`, `"token_type":"Bearer"`, `"valid":true`, `"succeeded":true`,
 			"source image matches", "<svg", `"status":"Completed","output":"QA review: export works in every format."`,
-			`{"tool":"delete_page","risk":"High","arguments":"{\"page\":\"draft\"}"}`, `{"status":"Queued"}`,
+			`{"tool":"delete_page","risk":"High","arguments":"{\"page\":\"draft\"}"}`, `{"status":"Queued"}`, `{"status":"Completed"}`,
 			`{"kind":"ToolCall","toolName":"delete_page","status":"Succeeded"}`} {
 			Expect(out).To(ContainSubstring(want))
 		}
