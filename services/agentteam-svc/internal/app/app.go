@@ -126,9 +126,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	// kicks its relay instead, which then passes again 1, 2, 4 and 8 ms later.
 	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{BatchSize: relayBatch})
 	commits := bus.NewCommitRelay(a.relay, relayBatch)
-	// The hot reads (every capability check, board versions, library stamps) are answered from
+	// The hot reads (every capability check, board versions, library lists) are answered from
 	// memory while the listener listens; it also tells of committed outbox rows.
-	facts := cache.New(cfg.MembershipCacheEntries)
+	facts := cache.New(cfg.MembershipCacheEntries, cfg.LibraryCachePages)
 	// The same listener wakes the event streams and the worker of a run that changed, on every
 	// replica; while it does not listen, they read the database every changesPoll instead.
 	changes := runwatch.New(changesPoll)
@@ -140,7 +140,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	orgs := store.NewOrgs(a.db)
 	directory := cache.NewDirectory(facts, orgs)
 	checker := access.NewChecker(directory)
-	skills, syncer, err := a.newLibrary(ctx, cfg, checker, log)
+	skills, syncer, err := a.newLibrary(ctx, cfg, checker, facts, log)
 	if err != nil {
 		return nil, err
 	}

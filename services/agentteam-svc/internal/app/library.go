@@ -9,6 +9,7 @@ import (
 	"github.com/motionstudio/platform/pkg/service"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/cache"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/config"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/outbound/gitsource"
@@ -18,13 +19,13 @@ import (
 // newLibrary builds the skill and profile library over the configured shared source, seeds
 // the free shared agent profiles and adds the debounced re-sync to a's workers, with a first
 // sync at start when a shared source is configured.
-func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, log *slog.Logger) (*library.Service, *library.Syncer, error) {
+func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access.Checker, facts *cache.Facts, log *slog.Logger) (*library.Service, *library.Syncer, error) {
 	src, err := skillSource(cfg.SkillSource)
 	if err != nil {
 		return nil, nil, err
 	}
 	lib := library.NewService(library.Deps{
-		Store: store.NewLibrary(a.db), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
+		Store: cache.NewLibrary(facts, store.NewLibrary(a.db)), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
 		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: service.NewID, Now: service.Now, Log: log,
 	})
 	if err := lib.SeedProfiles(ctx); err != nil {

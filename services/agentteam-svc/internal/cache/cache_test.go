@@ -125,7 +125,7 @@ var _ = Describe("the directory kept in memory", func() {
 	BeforeEach(func() {
 		fx = newFixture()
 		src = &source{Orgs: store.NewOrgs(db)}
-		f = cache.New(maxEntries)
+		f = cache.New(maxEntries, maxEntries)
 		dir = cache.NewDirectory(f, src)
 	})
 	role := func() access.Role {
@@ -263,7 +263,7 @@ var _ = Describe("writes of the process itself", func() {
 		fx = newFixture()
 		// Live without a listener: nothing is notified, so only the write itself can drop
 		// what it changed.
-		f = cache.New(maxEntries)
+		f = cache.New(maxEntries, maxEntries)
 		f.SetLive(true)
 	})
 
@@ -281,7 +281,7 @@ var _ = Describe("writes of the process itself", func() {
 var _ = Describe("the listener", func() {
 	It("tells of outbox rows once their transaction commits, not before", func() {
 		var heard atomic.Int32
-		listenWith(cache.New(maxEntries), dsn, func() { heard.Add(1) })
+		listenWith(cache.New(maxEntries, maxEntries), dsn, func() { heard.Add(1) })
 		tx := db.Begin()
 		DeferCleanup(func() { tx.Rollback() })
 		job := &agentteamv1.AgentRunJob{RunId: uuid.NewString(), OrganizationId: uuid.NewString()}
@@ -297,7 +297,7 @@ var _ = Describe("facts told to keep none", func() {
 	It("read the database for every lookup, even while listening", func() {
 		fx := newFixture()
 		src := &source{Orgs: store.NewOrgs(db)}
-		f := cache.New(0)
+		f := cache.New(0, 0)
 		dir := cache.NewDirectory(f, src)
 		listen(f)
 		for range 2 {

@@ -82,14 +82,14 @@ var _ = DescribeTable("roles and board versions read after writes",
 		}
 	}),
 	Entry("the cached directory, by its own process", func() directoryPair {
-		f := cache.New(maxEntries)
+		f := cache.New(maxEntries, maxEntries)
 		listen(f)
 		p := directoryPair{tasks: cache.NewBoard(f, plainBoard()), roleWait: notified}
 		readDirectory(&p, cache.NewDirectory(f, store.NewOrgs(db)))
 		return p
 	}),
 	Entry("the cached directory, across two processes", func() directoryPair {
-		a, b := cache.New(maxEntries), cache.New(maxEntries)
+		a, b := cache.New(maxEntries, maxEntries), cache.New(maxEntries, maxEntries)
 		listen(a)
 		listen(b)
 		p := directoryPair{tasks: cache.NewBoard(a, plainBoard()), taskWait: notified, roleWait: notified}

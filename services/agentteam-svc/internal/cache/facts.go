@@ -1,6 +1,6 @@
 // Package cache keeps the facts the hottest reads check on every request in process memory:
-// each member's role per organization and each team's organization and board version. They are
-// kept fresh across replicas by Postgres LISTEN/NOTIFY: triggers
+// each member's role per organization, each team's organization and board version, and the
+// pages of library lists. They are kept fresh across replicas by Postgres LISTEN/NOTIFY: triggers
 // (migration 00050) name, at the commit of any transaction that changes one of them, what
 // changed, and each process's one listening connection (NewListener, a pkg/pglisten Listener)
 // drops those entries. The writes of this process also drop theirs when they return, so a
@@ -20,6 +20,7 @@ import (
 
 	"github.com/motionstudio/platform/pkg/bounded"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/access"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/library"
 )
 
 type roleKey struct{ org, member string }
@@ -29,19 +30,27 @@ type team struct {
 	version int64
 }
 
-// Facts is the in-memory state: two bounded maps, each kept only while the listener listens
+// listKey is one page of a library list.
+type listKey struct {
+	q library.Query
+	p library.Page
+}
+
+// Facts is the in-memory state: three bounded maps, each kept only while the listener listens
 // and each with its own generation (a change of one never makes another's reads stale).
 type Facts struct {
 	roles *bounded.Map[roleKey, access.Role]
 	teams *bounded.Map[string, team]
+	lists *bounded.Map[listKey, []library.Item]
 }
 
-// New returns empty Facts holding at most max entries per map; 0 holds none, so every lookup
-// reads the database. They cache nothing until SetLive(true).
-func New(max int) *Facts {
+// New returns empty Facts holding at most max roles and max teams, and pages list pages; 0
+// holds none, so every such lookup reads the database. They cache nothing until SetLive(true).
+func New(max, pages int) *Facts {
 	return &Facts{
 		roles: bounded.New(bounded.Options[roleKey, access.Role]{Max: max, Listened: true}),
 		teams: bounded.New(bounded.Options[string, team]{Max: max, Listened: true}),
+		lists: bounded.New(bounded.Options[listKey, []library.Item]{Max: pages, Listened: true}),
 	}
 }
 
@@ -50,6 +59,7 @@ func New(max int) *Facts {
 func (f *Facts) SetLive(live bool) {
 	f.roles.SetLive(live)
 	f.teams.SetLive(live)
+	f.lists.SetLive(live)
 }
 
 // Live reports whether the facts are kept.
@@ -66,9 +76,14 @@ func (f *Facts) Apply(payload string) {
 	case "t":
 		f.teams.Delete(rest)
 	case "l":
-		// A library change: no library state is kept in memory.
+		// A change of a kind's shared items (scope "") shows in every organization's lists.
+		kind, scope, _ := strings.Cut(rest, ":")
+		f.lists.DeleteFunc(func(k listKey, _ []library.Item) bool {
+			return string(k.q.Kind) == kind && (scope == "" || k.q.OrganizationID == scope)
+		})
 	default:
 		f.roles.Clear()
 		f.teams.Clear()
+		f.lists.Clear()
 	}
 }

@@ -51,6 +51,12 @@ type Config struct {
 	// everywhere (LISTEN/NOTIFY). Zero keeps none: every access check and board read asks the
 	// database.
 	MembershipCacheEntries int `env:"MEMBERSHIP_CACHE_ENTRIES" default:"50000"`
+	// LibraryCachePages bounds the pages of skill, agent-profile and product-profile lists every
+	// process keeps in memory (internal/cache: the items of one page of one organization's list,
+	// up to 100, without bodies), least recently used out first; a change of the library on any
+	// replica drops the pages it shows in (LISTEN/NOTIFY). Zero keeps none: every list asks the
+	// database.
+	LibraryCachePages int `env:"LIBRARY_CACHE_PAGES" default:"1024"`
 }
 
 // Embeddings configures the OpenAI-compatible embeddings endpoint; with no base URL the

@@ -20,7 +20,7 @@ func (s *Service) Skills(ctx context.Context, organizationID string, keys []stri
 	if len(keys) == 0 || k <= 0 {
 		return nil, nil
 	}
-	items, err := s.d.Store.Items(ctx, Query{Kind: Skill, OrganizationID: organizationID}, keys, true)
+	items, err := s.d.Store.Items(ctx, Query{Kind: Skill, OrganizationID: organizationID}, keys)
 	if err != nil {
 		return nil, err
 	}

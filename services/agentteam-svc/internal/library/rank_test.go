@@ -18,7 +18,7 @@ type itemsStore struct {
 	items []library.Item
 }
 
-func (s itemsStore) Items(_ context.Context, q library.Query, keys []string, _ bool) ([]library.Item, error) {
+func (s itemsStore) Items(_ context.Context, q library.Query, keys []string) ([]library.Item, error) {
 	var out []library.Item
 	for _, it := range s.items {
 		if it.Kind == q.Kind && slices.Contains(keys, it.Key) && (it.Shared() || it.OrganizationID == q.OrganizationID) {

@@ -46,10 +46,12 @@ type Listing struct {
 // Store persists library items; each organization mutation writes its audit entry in the same
 // transaction.
 type Store interface {
-	// Keys returns a page of the distinct keys q selects, in key order.
-	Keys(ctx context.Context, q Query, p Page) ([]string, error)
-	// Items returns every item q selects with one of the keys; full adds bodies and embeddings.
-	Items(ctx context.Context, q Query, keys []string, full bool) ([]Item, error)
+	// List returns every item q selects whose key is on page p of the distinct keys q selects
+	// (in key order), in any order; an item carries what a list shows and what Order reads, not
+	// its body, embedding, inputs, outputs, tools, context, metadata or source.
+	List(ctx context.Context, q Query, p Page) ([]Item, error)
+	// Items returns every item q selects with one of the keys, with bodies and embeddings.
+	Items(ctx context.Context, q Query, keys []string) ([]Item, error)
 	// Item returns NotFound for an unknown id of the kind.
 	Item(ctx context.Context, kind Kind, id string) (Item, error)
 	// Version returns the organization's (or, for "", the shared) item of key and version; ok is
@@ -163,11 +165,7 @@ func (l *Library) List(ctx context.Context, memberID, organizationID, role, visi
 	}
 	q := Query{Kind: l.r.kind, OrganizationID: organizationID, Role: role}
 	q.Visibility, _ = ParseVisibility(visibility)
-	keys, err := l.s.d.Store.Keys(ctx, q, p)
-	if err != nil || len(keys) == 0 {
-		return nil, err
-	}
-	items, err := l.s.d.Store.Items(ctx, q, keys, false)
+	items, err := l.s.d.Store.List(ctx, q, p)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +181,7 @@ func (l *Library) Versions(ctx context.Context, memberID, organizationID, key st
 			return nil, err
 		}
 	}
-	items, err := l.s.d.Store.Items(ctx, Query{Kind: l.r.kind, OrganizationID: organizationID}, []string{key}, true)
+	items, err := l.s.d.Store.Items(ctx, Query{Kind: l.r.kind, OrganizationID: organizationID}, []string{key})
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +195,7 @@ func (l *Library) Versions(ctx context.Context, memberID, organizationID, key st
 // Resolve returns the item the organization resolves for key: the exact version when one is
 // given (own before shared), else the first in resolution order; NotFound when there is none.
 func (l *Library) Resolve(ctx context.Context, organizationID, key, version string) (Item, error) {
-	items, err := l.s.d.Store.Items(ctx, Query{Kind: l.r.kind, OrganizationID: organizationID}, []string{key}, true)
+	items, err := l.s.d.Store.Items(ctx, Query{Kind: l.r.kind, OrganizationID: organizationID}, []string{key})
 	if err != nil {
 		return Item{}, err
 	}

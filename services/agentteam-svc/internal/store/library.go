@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -157,9 +159,10 @@ func (s *Library) scope(ctx context.Context, q library.Query) *gorm.DB {
 	return s.filtered(ctx, q).Where("(organization_id IS NULL OR organization_id = ?)", q.OrganizationID)
 }
 
-// Keys returns a page of the distinct keys q selects, in byte order: the shared keys and the
-// organization's are read as two index-only scans, each cut at the page's end, and merged.
-func (s *Library) Keys(ctx context.Context, q library.Query, p library.Page) ([]string, error) {
+// pageKeys selects a page of the distinct keys q selects, in byte order: the shared keys and
+// the organization's are read as two ordered index-only scans (library_items_shared_keys_idx,
+// library_items_keys_idx), each cut at the page's end, and merged.
+func (s *Library) pageKeys(ctx context.Context, q library.Query, p library.Page) *gorm.DB {
 	branch := func(owner string, args ...any) *gorm.DB {
 		return s.filtered(ctx, q).Where(owner, args...).Distinct(`key COLLATE "C" AS key`).Order("1").Limit(p.Offset + p.Limit)
 	}
@@ -168,20 +171,56 @@ func (s *Library) Keys(ctx context.Context, q library.Query, p library.Page) ([]
 	if q.OrganizationID != "" {
 		own = branch("organization_id = ?", q.OrganizationID)
 	}
-	var keys []string
-	err := s.db.WithContext(ctx).Raw(`SELECT key FROM ((?) UNION (?)) k ORDER BY key OFFSET ? LIMIT ?`, shared, own, p.Offset, p.Limit).
-		Scan(&keys).Error
-	return keys, pgdb.Translate(err, "library item")
+	return s.db.WithContext(ctx).Raw(`SELECT key FROM ((?) UNION (?)) k ORDER BY key OFFSET ? LIMIT ?`, shared, own, p.Offset, p.Limit)
 }
 
-// Items returns every item q selects with one of the keys; full adds bodies and embeddings.
-func (s *Library) Items(ctx context.Context, q library.Query, keys []string, full bool) ([]library.Item, error) {
-	var rows []libraryItemModel
-	tx := s.scope(ctx, q).Where("key IN ?", keys)
-	if !full {
-		tx = tx.Select(summaryColumns)
+// listColumns are what a list item carries: what a summary shows and what the resolution
+// order reads.
+const listColumns = `id, kind, organization_id, key, name, version, summary, roles, actions, visibility, min_tier, status,
+	origin, golden_tests, source_commit, created_at`
+
+// List returns every item q selects with a key of the page, in one statement: the page's keys
+// become an array the key index is probed with (a join would read every row of the scope).
+func (s *Library) List(ctx context.Context, q library.Query, p library.Page) ([]library.Item, error) {
+	rows, err := s.scope(ctx, q).Select(listColumns).Where(`key COLLATE "C" = ANY (ARRAY(?))`, s.pageKeys(ctx, q, p)).Rows()
+	if err != nil {
+		return nil, pgdb.Translate(err, "library item")
 	}
-	if err := tx.Find(&rows).Error; err != nil {
+	defer rows.Close()
+	var out []library.Item
+	for rows.Next() {
+		it, err := scanListed(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, pgdb.Translate(rows.Err(), "library item")
+}
+
+// scanListed reads one row of listColumns, decoding its three JSON columns itself rather than
+// through gorm's reflection over the whole model (which took half of a list's CPU).
+func scanListed(rows *sql.Rows) (library.Item, error) {
+	var (
+		m                           libraryItemModel
+		roles, actions, goldenTests []byte
+	)
+	err := rows.Scan(&m.ID, &m.Kind, &m.OrganizationID, &m.Key, &m.Name, &m.Version, &m.Summary, &roles, &actions,
+		&m.Visibility, &m.MinTier, &m.Status, &m.Origin, &goldenTests, &m.SourceCommit, &m.CreatedAt)
+	if err != nil {
+		return library.Item{}, pgdb.Translate(err, "library item")
+	}
+	err = errors.Join(json.Unmarshal(roles, &m.Roles), json.Unmarshal(actions, &m.Actions), json.Unmarshal(goldenTests, &m.GoldenTests))
+	if err != nil {
+		return library.Item{}, fmt.Errorf("store: decode library item %s: %w", m.ID, err)
+	}
+	return m.toDomain(), nil
+}
+
+// Items returns every item q selects with one of the keys, with bodies and embeddings.
+func (s *Library) Items(ctx context.Context, q library.Query, keys []string) ([]library.Item, error) {
+	var rows []libraryItemModel
+	if err := s.scope(ctx, q).Where("key IN ?", keys).Find(&rows).Error; err != nil {
 		return nil, pgdb.Translate(err, "library item")
 	}
 	return toItems(rows), nil
