@@ -549,6 +549,15 @@ func runOfA(w *authzWorld) *fixture {
 	return f.with("id", run, "workItemId", task)
 }
 
+// endedRunOfA is A's run, cancelled (or already ended by the worker) so that its event stream
+// ends, with a call id that names no waiting call.
+func endedRunOfA(w *authzWorld) *fixture {
+	f := runOfA(w)
+	code, body := agentteam.send("POST", "/api/assembler/runs/"+f.ids["id"]+"/cancel", nil, w.a.admin.token, nil)
+	Expect(code).To(BeElementOf(200, 409), "cancel the fixture's run: %s", body)
+	return f.with("callId", "call-"+marker())
+}
+
 // runPartsOfA is A's seat and a task on its team, for queueing a run.
 func runPartsOfA(w *authzWorld) *fixture {
 	f := seatOfA(w)

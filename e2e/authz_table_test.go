@@ -284,6 +284,20 @@ var matrix = []row{
 	{svc: agentteam, op: "listRuns", on: runOfA, admits: users, other: is(403), member: may, query: []string{"seatId"}},
 	{svc: agentteam, op: "getRun", on: runOfA, admits: users, other: is(403), member: may},
 	{svc: agentteam, op: "listRunSteps", on: runOfA, admits: users, other: is(403), member: may},
+	{svc: agentteam, op: "streamRunEvents", on: endedRunOfA, admits: users, other: is(403), member: may, query: []string{}},
+	{svc: agentteam, op: "listApprovals", on: orgOfA, admits: users, other: is(403), member: may},
+	// A call id that names no waiting call: the owner is answered 404 (or 409 once the run has
+	// ended), after the capability check that refuses everyone else.
+	{svc: agentteam, op: "approveToolCall", on: endedRunOfA, admits: users, other: is(403), member: may, ok: []int{404, 409},
+		kept: func(f *fixture, _ string) {
+			_, body := f.read()
+			Expect(decode(body)["status"]).To(BeElementOf("Cancelled", "Failed"))
+		}},
+	{svc: agentteam, op: "rejectToolCall", on: endedRunOfA, admits: users, other: is(403), member: may, ok: []int{404, 409},
+		kept: func(f *fixture, _ string) {
+			_, body := f.read()
+			Expect(decode(body)["status"]).To(BeElementOf("Cancelled", "Failed"))
+		}},
 	{svc: agentteam, op: "cancelRun", on: runOfA, admits: users, other: is(403), member: may, ok: []int{200, 409},
 		kept: func(f *fixture, _ string) {
 			_, body := f.read()
