@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
@@ -65,12 +66,28 @@ type keys struct {
 //     places of every template after it, which at a million templates cost 39 ms a change
 //     under the write lock. Invariant: ranks[o][orders[o][p]] < ranks[o][orders[o][p+1]]; a
 //     slot's place is found by binary search on the labels (place).
-//   - Search: lexemes by id (lexText), their ids in byte order of their text (byText, for a
-//     prefix's range), and each one's postings: slot<<2 | weight, ascending (post[l]), or,
-//     once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two more
-//     bits (dense[l], and post[l] nil). lex[s] lists slot s's lexeme ids, to take it out.
+//   - Slots by template id: slot, a table of slots keyed by ids[s] (table.go).
+//   - Search: lexemes by id (lexText), by text (lexID, a table of lexeme ids keyed by their
+//     text), their ids in byte order of their text (byText, for a prefix's range), and each
+//     one's postings, a posting being slot<<2 | weight. post[l] says where lexeme l's postings
+//     are: post[l] >= 0 is its only posting (most lexemes of a large catalog, such as a
+//     template's number, are in one template: no list of their own); -1 is none; -2-i is
+//     many[i], a list ascending by slot or, once the lexeme is in more than 3/32 of the slots,
+//     a bitmap with its weight as two more bits (bits). A lexeme never leaves many, nor a
+//     bitmap; bitmaps lists the lexemes that are.
+//   - Each slot's lexemes, to take it out: lexes holds a record per slot (its count, then the
+//     lexeme ids) at lexAt[s] (0, an empty record, when none). A record lists every lexeme of
+//     the slot that is not a bitmap (it may list some that became one since); the bitmaps are
+//     tested instead (their bit of the slot is cleared, or read, in each), so that the common
+//     words of every template are not listed a million times. A record replaced leaves
+//     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
+//   - Names and lexemes read with the whole catalog are copied into chunks (arena), not kept
+//     as the driver's strings: a lexeme parsed from a template's list held the whole list.
 //   - Cards: those of up to maxCards templates (the most used when read); a page showing
 //     others reads them by id.
+//
+// Measured at 1,000,001 templates (the bench's catalog, 11.3 lexemes and a card each for
+// the 100,000 most used): see size and docs/architecture.md's caches table.
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
@@ -78,16 +95,21 @@ type keys struct {
 // An index is not safe for concurrent use: Catalog reads it under a read lock and applies
 // changes under the write lock.
 type index struct {
-	at    catalog.ListingVersion // the catalog version it holds
-	ids   []uuid.UUID
-	keys  []keys
-	lex   [][]int32
-	cards []*catalog.TemplateCard
-	kept  int // cards held
-	alive []uint64
-	n     int // slots in use
-	free  []int32
-	slot  map[uuid.UUID]int32
+	at         catalog.ListingVersion // the catalog version it holds
+	ids        []uuid.UUID
+	keys       []keys
+	lexAt      []int32
+	lexes      []int32
+	lexGarbage int // entries of lexes no slot's record holds
+	cards      []*catalog.TemplateCard
+	kept       int // cards held
+	alive      []uint64
+	n          int // slots in use
+	free       []int32
+	slot       table
+	seed       maphash.Seed
+	text       arena
+	aspectSets map[string][]string // the cards' aspect lists, one of each
 
 	premium                    *entrySet
 	modes, aspects, cats, tags map[string]*entrySet
@@ -95,11 +117,12 @@ type index struct {
 	orders [nOrders][]int32
 	ranks  [nOrders][]int32
 
-	lexID   map[string]int32
+	lexID   table
 	lexText []string
 	byText  []int32
-	post    [][]int32
-	dense   []*bitmap
+	post    []int32
+	many    []postings
+	bitmaps []int32
 
 	maxCards int
 	building bool // rows are added in bulk and finish orders and encodings once
@@ -113,9 +136,9 @@ type index struct {
 // newIndex answers an empty index keeping up to maxCards cards, with scratches for queries
 // concurrent queries, in bulk mode until finish.
 func newIndex(maxCards, queries int) *index {
-	ix := &index{slot: map[uuid.UUID]int32{}, premium: &entrySet{}, modes: map[string]*entrySet{},
-		aspects: map[string]*entrySet{}, cats: map[string]*entrySet{}, tags: map[string]*entrySet{},
-		lexID: map[string]int32{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
+	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, aspectSets: map[string][]string{}, premium: &entrySet{},
+		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
+		tags: map[string]*entrySet{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
 	for range queries {
 		ix.pool <- nil
 	}
@@ -150,6 +173,8 @@ func (ix *index) finish() {
 	for l := range ix.post {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
+	ix.compactLexes()
+	ix.text = arena{}
 }
 
 // compare orders slots a and b in order o.
@@ -181,7 +206,7 @@ func (ix *index) apply(r catalog.ListingRow) error {
 	if err != nil {
 		return fmt.Errorf("cache: listing row: %w", err)
 	}
-	s, had := ix.slot[id]
+	s, had := ix.slotOf(id)
 	if had {
 		ix.takeOut(s, r.Live)
 	}
@@ -245,7 +270,7 @@ func (ix *index) prior(id string) (prior, error) {
 	if err != nil {
 		return prior{}, fmt.Errorf("cache: listing row: %w", err)
 	}
-	s, ok := ix.slot[u]
+	s, ok := ix.slotOf(u)
 	if !ok {
 		return prior{row: catalog.ListingRow{ID: id}}, nil
 	}
@@ -256,8 +281,15 @@ func (ix *index) prior(id string) (prior, error) {
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]
 	}
-	for _, l := range ix.lex[s] {
-		r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+	for _, l := range ix.lexesOf(s) {
+		if ix.bitsOf(l) == nil {
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+		}
+	}
+	for _, l := range ix.bitmaps {
+		if ix.bitsOf(l).holds(s) {
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+		}
 	}
 	return prior{row: r, card: ix.cards[s]}, nil
 }
@@ -275,7 +307,16 @@ func having(sets map[string]*entrySet, s int32) []string {
 
 // weight answers slot s's weight in lexeme l's postings.
 func (ix *index) weight(l, s int32) uint8 {
-	if d := ix.dense[l]; d != nil {
+	switch p := ix.post[l]; {
+	case p == -1:
+		return 0
+	case p >= 0:
+		if p>>2 != s {
+			return 0
+		}
+		return uint8(p & 3) // #nosec G115 -- two bits
+	}
+	if d := ix.bitsOf(l); d != nil {
 		w, bit := int(s/64), uint64(1)<<(s%64)
 		var weight uint8
 		if w < len(d.lo) && d.lo[w]&bit != 0 {
@@ -286,7 +327,7 @@ func (ix *index) weight(l, s int32) uint8 {
 		}
 		return weight
 	}
-	post := ix.post[l]
+	post := ix.listOf(l)
 	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
 		return uint8(post[at] & 3) // #nosec G115 -- two bits
 	}
@@ -298,7 +339,7 @@ func (ix *index) restore(p prior) {
 	if err := ix.apply(p.row); err != nil {
 		panic(err) // its id parsed when p was taken
 	}
-	s, ok := ix.slot[uuid.MustParse(p.row.ID)]
+	s, ok := ix.slotOf(uuid.MustParse(p.row.ID))
 	if !ok {
 		return
 	}
@@ -314,8 +355,8 @@ func (ix *index) restore(p prior) {
 // and each order is sorted by its keys and its labels. It reads every slot (some 50 ms at a
 // million templates), so it runs only after a failed batch was put back.
 func (ix *index) check() error {
-	if ones(ix.alive) != ix.n || len(ix.slot) != ix.n {
-		return fmt.Errorf("cache: %d slots in use, %d alive, %d mapped", ix.n, ones(ix.alive), len(ix.slot))
+	if ones(ix.alive) != ix.n || ix.slot.n != ix.n {
+		return fmt.Errorf("cache: %d slots in use, %d alive, %d mapped", ix.n, ones(ix.alive), ix.slot.n)
 	}
 	for o := range nOrders {
 		order, ranks := ix.orders[o], ix.ranks[o]
@@ -341,7 +382,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
-		ix.lex = append(ix.lex, nil)
+		ix.lexAt = append(ix.lexAt, 0)
 		ix.cards = append(ix.cards, nil)
 		for o := range nOrders {
 			ix.ranks[o] = append(ix.ranks[o], -1)
@@ -350,7 +391,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 			ix.alive = append(ix.alive, 0)
 		}
 	}
-	ix.slot[id] = s
+	ix.slot.add(ix, ix.idHash(id), s, slotHash)
 	return s
 }
 
@@ -363,10 +404,13 @@ func (ix *index) takeOut(s int32, staying bool) {
 			set.remove(s)
 		}
 	}
-	for _, l := range ix.lex[s] {
+	for _, l := range ix.lexesOf(s) {
 		ix.removePosting(l, s)
 	}
-	ix.lex[s] = nil
+	for _, l := range ix.bitmaps {
+		ix.bitsOf(l).clear(s)
+	}
+	ix.dropLexes(s)
 	if !staying {
 		// A template put back at once keeps its places until put moves it.
 		for o := range nOrders {
@@ -384,7 +428,7 @@ func (ix *index) takeOut(s int32, staying bool) {
 		ix.kept--
 	}
 	if !staying {
-		delete(ix.slot, ix.ids[s])
+		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
 		ix.free = append(ix.free, s)
 	}
 }
@@ -470,7 +514,11 @@ func (ix *index) spread(o, lo, hi int) {
 // put puts r's template in slot s, which is in no set or postings list, and in the orders
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
-	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: r.Name}
+	name := r.Name
+	if ix.building {
+		name = ix.text.copy(name)
+	}
+	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: name}
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
@@ -484,12 +532,16 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	for _, t := range r.TagIDs {
 		ix.addTo(ix.tags, strings.ToLower(t), s)
 	}
-	ix.lex[s] = make([]int32, 0, len(r.Lexemes))
+	// The slot's record is the last one of lexes until put returns: nothing else adds one.
+	at := int32(len(ix.lexes)) // #nosec G115 -- copied anew past half garbage
+	ix.lexes = append(ix.lexes, 0)
+	ix.lexAt[s] = at
 	for _, l := range r.Lexemes {
 		// Listed before it is posted, so that taking the slot out after a failure here takes
 		// out every posting it has.
 		id := ix.lexeme(l.Text)
-		ix.lex[s] = append(ix.lex[s], id)
+		ix.lexes = append(ix.lexes, id)
+		ix.lexes[at]++
 		ix.addPosting(id, s, l.Weight&3)
 	}
 	for o := range nOrders {
@@ -514,8 +566,7 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 		if ix.cards[s] == nil {
 			ix.kept++
 		}
-		card := r.Card
-		ix.cards[s] = &card
+		ix.cards[s] = ix.card(r, name)
 	}
 }
 
@@ -532,7 +583,8 @@ func (ix *index) addTo(sets map[string]*entrySet, value string, s int32) {
 // lexeme answers the id of the lexeme text, made when new. The id is named in lexID last: a
 // failure half way leaves a lexeme without postings, which matches nothing.
 func (ix *index) lexeme(text string) int32 {
-	if id, ok := ix.lexID[text]; ok {
+	h := maphash.String(ix.seed, text)
+	if id, ok := find(&ix.lexID, ix, h, text, isLexeme); ok {
 		return id
 	}
 	id := int32(len(ix.lexText)) // #nosec G115 -- a few per template
@@ -540,60 +592,217 @@ func (ix *index) lexeme(text string) int32 {
 	if !ix.building {
 		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText[l], t) })
 	}
+	if ix.building {
+		text = ix.text.copy(text)
+	} else {
+		text = strings.Clone(text)
+	}
 	ix.lexText = append(ix.lexText, text)
-	ix.post = append(ix.post, nil)
-	ix.dense = append(ix.dense, nil)
+	ix.post = append(ix.post, -1)
 	if !ix.building {
 		ix.byText = slices.Insert(ix.byText, at, id)
 	}
-	ix.lexID[text] = id
+	ix.lexID.add(ix, h, id, lexHash)
 	return id
 }
 
-// addPosting adds slot s with weight to lexeme l's postings.
+// isLexeme reports whether lexeme l's text is text.
+func isLexeme(ix *index, l int32, text string) bool { return ix.lexText[l] == text }
+
+// lexHash answers the hash of lexeme l's text.
+func lexHash(ix *index, l int32) uint64 { return maphash.String(ix.seed, ix.lexText[l]) }
+
+// slotOf answers template id's slot, and whether it has one.
+func (ix *index) slotOf(id uuid.UUID) (int32, bool) {
+	return find(&ix.slot, ix, ix.idHash(id), id, isSlot)
+}
+
+// idHash answers the hash of a template id.
+func (ix *index) idHash(id uuid.UUID) uint64 { return maphash.Bytes(ix.seed, id[:]) }
+
+// isSlot reports whether slot s holds template id.
+func isSlot(ix *index, s int32, id uuid.UUID) bool { return ix.ids[s] == id }
+
+// slotHash answers the hash of slot s's template id.
+func slotHash(ix *index, s int32) uint64 { return maphash.Bytes(ix.seed, ix.ids[s][:]) }
+
+// postings are the postings of a lexeme in more than one slot (ever): a list ascending by slot,
+// or a bitmap once it is in more than 3/32 of the slots (then list is nil).
+type postings struct {
+	list []int32
+	bits *bitmap
+}
+
+// listOf answers lexeme l's postings when they are a list (one posting is a list of one), nil
+// when it has none or a bitmap. The caller does not change it.
+func (ix *index) listOf(l int32) []int32 {
+	switch p := ix.post[l]; {
+	case p >= 0:
+		return ix.post[l : l+1 : l+1]
+	case p == -1:
+		return nil
+	default:
+		return ix.many[-2-p].list
+	}
+}
+
+// bitsOf answers lexeme l's bitmap, nil while its postings are not one.
+func (ix *index) bitsOf(l int32) *bitmap {
+	if p := ix.post[l]; p <= -2 {
+		return ix.many[-2-p].bits
+	}
+	return nil
+}
+
+// buildDense is how many postings a lexeme's list needs, while the catalog is read, before it
+// may become a bitmap: the share of the slots read so far says little about the first ones.
+const buildDense = 4096
+
+// addPosting adds slot s, in none of its postings, with weight to lexeme l's postings.
 func (ix *index) addPosting(l, s int32, weight uint8) {
-	if d := ix.dense[l]; d != nil {
-		d.set(s, weight)
+	p := s<<2 | int32(weight)
+	switch q := ix.post[l]; {
+	case q == -1:
+		ix.post[l] = p
+		return
+	case q >= 0:
+		list := []int32{q, p}
+		if q>>2 > s {
+			list[0], list[1] = p, q
+		}
+		ix.many = append(ix.many, postings{list: list})
+		ix.post[l] = -1 - int32(len(ix.many)) // #nosec G115 -- bounded by the lexemes
 		return
 	}
-	p := s<<2 | int32(weight)
-	post := ix.post[l]
-	if n := len(post); n == 0 || post[n-1]>>2 < s {
-		ix.post[l] = append(post, p)
-	} else {
-		at, _ := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) })
-		ix.post[l] = slices.Insert(post, at, p)
+	m := &ix.many[-2-ix.post[l]]
+	if m.bits != nil {
+		m.bits.set(s, weight)
+		return
 	}
-	if !ix.building {
+	if n := len(m.list); n == 0 || m.list[n-1]>>2 < s {
+		m.list = append(m.list, p)
+	} else {
+		at, _ := slices.BinarySearchFunc(m.list, s, func(p, s int32) int { return cmp.Compare(p>>2, s) })
+		m.list = slices.Insert(m.list, at, p)
+	}
+	if !ix.building || len(m.list) >= buildDense {
 		ix.densifyLexeme(l)
 	}
 }
 
 // removePosting takes slot s out of lexeme l's postings.
 func (ix *index) removePosting(l, s int32) {
-	if d := ix.dense[l]; d != nil {
-		d.clear(s)
+	switch q := ix.post[l]; {
+	case q == -1:
+		return
+	case q >= 0:
+		if q>>2 == s {
+			ix.post[l] = -1
+		}
 		return
 	}
-	post := ix.post[l]
-	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
-		ix.post[l] = slices.Delete(post, at, at+1)
+	m := &ix.many[-2-ix.post[l]]
+	if m.bits != nil {
+		m.bits.clear(s)
+		return
+	}
+	if at, ok := slices.BinarySearchFunc(m.list, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
+		m.list = slices.Delete(m.list, at, at+1)
 	}
 }
 
 // densifyLexeme makes lexeme l's postings a bitmap once they are in more than 3/32 of the
 // slots: 3 bits a slot rather than 32 a posting.
 func (ix *index) densifyLexeme(l int32) {
-	post := ix.post[l]
-	if ix.dense[l] != nil || 32*len(post) <= 3*ix.slots() {
+	q := ix.post[l]
+	if q > -2 {
+		return
+	}
+	m := &ix.many[-2-q]
+	if m.bits != nil || 32*len(m.list) <= 3*ix.slots() {
 		return
 	}
 	d := &bitmap{}
-	for _, p := range post {
+	for _, p := range m.list {
 		d.set(p>>2, uint8(p&3)) // #nosec G115 -- two bits
 	}
-	ix.dense[l], ix.post[l] = d, nil
+	m.bits, m.list = d, nil
+	ix.bitmaps = append(ix.bitmaps, l)
 }
+
+// lexesOf answers slot s's record of lexemes.
+func (ix *index) lexesOf(s int32) []int32 {
+	at := ix.lexAt[s]
+	return ix.lexes[at+1 : at+1+ix.lexes[at]]
+}
+
+// dropLexes drops slot s's record of lexemes, and copies the records anew once more than half
+// of lexes is dropped ones.
+func (ix *index) dropLexes(s int32) {
+	if at := ix.lexAt[s]; at != 0 {
+		ix.lexGarbage += 1 + int(ix.lexes[at])
+		ix.lexAt[s] = 0
+	}
+	if !ix.building && 2*ix.lexGarbage > len(ix.lexes) {
+		ix.compactLexes()
+	}
+}
+
+// compactLexes copies the slots' records of lexemes anew, without the dropped ones and
+// without the lexemes that are bitmaps; it counts them first, so that it holds no more than
+// the old records and the new ones.
+func (ix *index) compactLexes() {
+	n := 1
+	for s, at := range ix.lexAt {
+		if at != 0 {
+			n++
+			for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
+				if ix.bitsOf(l) == nil {
+					n++
+				}
+			}
+		}
+	}
+	lexes := make([]int32, 1, n)
+	for s, at := range ix.lexAt {
+		if at == 0 {
+			continue
+		}
+		to := int32(len(lexes)) // #nosec G115 -- at most the old records
+		lexes = append(lexes, 0)
+		for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
+			if ix.bitsOf(l) == nil {
+				lexes = append(lexes, l)
+				lexes[to]++
+			}
+		}
+		ix.lexAt[s] = to
+	}
+	ix.lexes, ix.lexGarbage = lexes, 0
+}
+
+// card answers the card of r's template to keep, name being the name its keys hold. Cards
+// read with the whole catalog keep their strings in the arena and share their aspect lists.
+func (ix *index) card(r catalog.ListingRow, name string) *catalog.TemplateCard {
+	c := r.Card
+	c.Name = name
+	if len(c.AvailableAspects) > 0 {
+		key := strings.Join(c.AvailableAspects, ",")
+		if same, ok := ix.aspectSets[key]; ok {
+			c.AvailableAspects = same
+		} else if len(ix.aspectSets) < maxAspectSets {
+			ix.aspectSets[key] = c.AvailableAspects
+		}
+	}
+	if ix.building {
+		c.ContainerID, c.Slug, c.Image = ix.text.copy(c.ContainerID), ix.text.copy(c.Slug), ix.text.copy(c.Image)
+		c.Demo, c.MiniDemo, c.PrimaryMode = ix.text.copy(c.Demo), ix.text.copy(c.MiniDemo), ix.text.copy(c.PrimaryMode)
+	}
+	return &c
+}
+
+// maxAspectSets bounds the distinct aspect lists the cards share (a catalog has a few dozen).
+const maxAspectSets = 1024
 
 // entrySet is the slots having one filter value: a sorted list while it is sparse, a bitmap
 // once the list would take more room (past 1/32 of the slots). n counts its slots.
@@ -693,6 +902,12 @@ func (b *bitmap) set(s int32, weight uint8) {
 	if weight&2 != 0 {
 		b.hi[w] |= bit
 	}
+}
+
+// holds reports whether s is among the bitmap's slots.
+func (b *bitmap) holds(s int32) bool {
+	w := int(s / 64)
+	return w < len(b.has) && b.has[w]>>(s%64)&1 != 0
 }
 
 func (b *bitmap) clear(s int32) {
@@ -795,7 +1010,7 @@ func (m *match) matchWord(w string, first bool) {
 	lexemes := ix.byText[from:to]
 	copied := false
 	for _, l := range lexemes {
-		d := ix.dense[l]
+		d := ix.bitsOf(l)
 		if d == nil {
 			continue
 		}
@@ -823,7 +1038,7 @@ func (m *match) matchWord(w string, first bool) {
 		return
 	}
 	for _, l := range lexemes {
-		for _, p := range ix.post[l] {
+		for _, p := range ix.listOf(l) {
 			s.setPosting(p)
 		}
 	}
@@ -843,7 +1058,7 @@ func (m *match) matchLists(lexemes []int32, first bool) {
 	}
 	s.touched = s.touched[:0]
 	for _, l := range lexemes {
-		for _, p := range ix.post[l] {
+		for _, p := range ix.listOf(l) {
 			if i := int(p >> 8); s.has[i] == 0 {
 				s.touched = append(s.touched, i)
 			}
@@ -1074,11 +1289,15 @@ func window(entries []int32, offset, limit int) []int32 {
 	return slices.Clone(entries[offset:min(len(entries), offset+limit)])
 }
 
-// size estimates the bytes the index holds.
+// size estimates the bytes the index holds: per slot its id (16), keys (40), name, record
+// of lexemes, orders' places and labels (32), card pointer (8) and the slot table's cells;
+// per lexeme its text, string (16), postings word (4), place in byText (4) and table cells;
+// the lists and bitmaps of postings and of the filter values; the cards kept.
 func (ix *index) size() int {
-	n := 48*len(ix.ids) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) + ix.premium.size()
+	n := 64*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
+		4*len(ix.slot.cells) + 4*len(ix.lexID.cells) + 4*len(ix.free) + ix.premium.size()
 	for s, c := range ix.cards {
-		n += 4*len(ix.lex[s]) + len(ix.keys[s].name)
+		n += len(ix.keys[s].name)
 		if c != nil {
 			n += cardSize(c)
 		}
@@ -1088,20 +1307,19 @@ func (ix *index) size() int {
 			n += len(v) + s.size()
 		}
 	}
-	for l, t := range ix.lexText {
-		n += len(t) + 40 + 4*cap(ix.post[l])
-		if d := ix.dense[l]; d != nil {
-			n += 24 * len(d.has)
+	for _, t := range ix.lexText {
+		n += len(t) + 24
+	}
+	for _, m := range ix.many {
+		n += 32 + 4*cap(m.list)
+		if m.bits != nil {
+			n += 72 + 24*len(m.bits.has)
 		}
 	}
 	return n
 }
 
-// cardSize estimates the bytes of a card.
+// cardSize estimates the bytes of a card (its name is its keys', its aspects are shared).
 func cardSize(c *catalog.TemplateCard) int {
-	n := 208 + len(c.ContainerID) + len(c.Slug) + len(c.Name) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
-	for _, a := range c.AvailableAspects {
-		n += 16 + len(a)
-	}
-	return n
+	return 176 + len(c.ContainerID) + len(c.Slug) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
 }

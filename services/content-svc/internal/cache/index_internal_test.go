@@ -211,7 +211,8 @@ var _ = Describe("a batch of changes", func() {
 		r := rand.New(rand.NewPCG(8, 9)) // #nosec G404 -- test data
 		ix, _, ids := filled(r)
 		// A bug every change of the template trips on, undoing it too: its label is lost.
-		ix.ranks[orderNewest][ix.slot[uuid.MustParse(ids[0])]] = math.MaxInt32
+		s, _ := ix.slotOf(uuid.MustParse(ids[0]))
+		ix.ranks[orderNewest][s] = math.MaxInt32
 		Expect(ix.applyAll([]catalog.ListingRow{randomRow(r, ids[0]), randomRow(r, ids[1])})).To(MatchError(errBroken))
 	})
 })
@@ -230,8 +231,8 @@ var _ = Describe("the index in memory", func() {
 		Expect(ix.premium.bits).To(BeNil(), "premium (2.5 %) is a list")
 		Expect(ix.modes["gif"].bits).To(BeNil(), "gif (1 %) is a list")
 		Expect(ix.tags["t1"].bits).NotTo(BeNil(), "t1 (40 %) is a bitmap")
-		Expect(ix.dense[ix.lexID["alpha"]]).NotTo(BeNil(), "alpha (50 %) is a bitmap")
-		Expect(ix.dense[ix.lexID["beta"]]).To(BeNil(), "beta (1 %) is a list")
+		Expect(ix.bitsOf(ix.lexeme("alpha"))).NotTo(BeNil(), "alpha (50 %) is a bitmap")
+		Expect(ix.bitsOf(ix.lexeme("beta"))).To(BeNil(), "beta (1 %) is a list")
 
 		yes, no := true, false
 		words := []string{"a", "al", "alp", "alph", "alps", "alpine", "b", "beta", "bet", "g", "gamu", "gamma", "zeta"}
