@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -12,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -40,12 +42,11 @@ func orderOf(sort string) int {
 	return orderPopular
 }
 
-// keys are what a template's orders sort it by.
+// keys are what a template's orders sort it by, but its name (index.name).
 type keys struct {
 	created int64 // microseconds, as Postgres keeps them
 	use     int64
 	rate    float64
-	name    string
 }
 
 // index is the catalog's read model: every catalog template (published, not deleted) as the
@@ -67,8 +68,10 @@ type keys struct {
 //     under the write lock. Invariant: ranks[o][orders[o][p]] < ranks[o][orders[o][p+1]]; a
 //     slot's place is found by binary search on the labels (place).
 //   - Slots by template id: slot, a table of slots keyed by ids[s] (table.go).
-//   - Search: lexemes by id (lexText), by text (lexID, a table of lexeme ids keyed by their
-//     text), their ids in byte order of their text (byText, for a prefix's range), and each
+//   - Search: lexemes by id (their texts one after another in lexBytes, lexeme l's from
+//     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), by text
+//     (lexID, a table of lexeme ids keyed by their text), their ids in byte order of their
+//     text (byText, for a prefix's range), and each
 //     one's postings, a posting being slot<<2 | weight. post[l] says where lexeme l's postings
 //     are: post[l] >= 0 is its only posting (most lexemes of a large catalog, such as a
 //     template's number, are in one template: no list of their own); -1 is none; -2-i is
@@ -81,8 +84,13 @@ type keys struct {
 //     tested instead (their bit of the slot is cleared, or read, in each), so that the common
 //     words of every template are not listed a million times. A record replaced leaves
 //     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
-//   - Names and lexemes read with the whole catalog are copied into chunks (arena), not kept
-//     as the driver's strings: a lexeme parsed from a template's list held the whole list.
+//   - Names: one after another in names, each its length (uvarint) and bytes, slot s's at
+//     nameAt[s] (0, an empty name, when none): 4 bytes a slot rather than a 16-byte string and
+//     an allocation. A name changed or dropped leaves garbage (nameGarbage); past half of
+//     names, they are copied anew. A use counted keeps the name where it is.
+//   - The cards' strings read with the whole catalog are copied into chunks (arena), not kept
+//     as the driver's strings, each its own allocation; lexemes are copied into lexBytes (a
+//     lexeme parsed from a template's list held the whole list).
 //   - Cards: those of up to maxCards templates (the most used when read); a page showing
 //     others reads them by id.
 //
@@ -95,21 +103,24 @@ type keys struct {
 // An index is not safe for concurrent use: Catalog reads it under a read lock and applies
 // changes under the write lock.
 type index struct {
-	at         catalog.ListingVersion // the catalog version it holds
-	ids        []uuid.UUID
-	keys       []keys
-	lexAt      []int32
-	lexes      []int32
-	lexGarbage int // entries of lexes no slot's record holds
-	cards      []*catalog.TemplateCard
-	kept       int // cards held
-	alive      []uint64
-	n          int // slots in use
-	free       []int32
-	slot       table
-	seed       maphash.Seed
-	text       arena
-	aspectSets map[string][]string // the cards' aspect lists, one of each
+	at          catalog.ListingVersion // the catalog version it holds
+	ids         []uuid.UUID
+	keys        []keys
+	nameAt      []uint32
+	names       []byte
+	nameGarbage int // bytes of names no slot's name is
+	lexAt       []int32
+	lexes       []int32
+	lexGarbage  int // entries of lexes no slot's record holds
+	cards       []*catalog.TemplateCard
+	kept        int // cards held
+	alive       []uint64
+	n           int // slots in use
+	free        []int32
+	slot        table
+	seed        maphash.Seed
+	text        arena
+	aspectSets  map[string][]string // the cards' aspect lists, one of each
 
 	premium                    *entrySet
 	modes, aspects, cats, tags map[string]*entrySet
@@ -117,12 +128,13 @@ type index struct {
 	orders [nOrders][]int32
 	ranks  [nOrders][]int32
 
-	lexID   table
-	lexText []string
-	byText  []int32
-	post    []int32
-	many    []postings
-	bitmaps []int32
+	lexID    table
+	lexOff   []uint32
+	lexBytes []byte
+	byText   []int32
+	post     []int32
+	many     []postings
+	bitmaps  []int32
 
 	maxCards int
 	building bool // rows are added in bulk and finish orders and encodings once
@@ -136,13 +148,24 @@ type index struct {
 // newIndex answers an empty index keeping up to maxCards cards, with scratches for queries
 // concurrent queries, in bulk mode until finish.
 func newIndex(maxCards, queries int) *index {
-	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, aspectSets: map[string][]string{}, premium: &entrySet{},
+	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: []byte{0}, aspectSets: map[string][]string{}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
 		tags: map[string]*entrySet{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
 	for range queries {
 		ix.pool <- nil
 	}
 	return ix
+}
+
+// reserve makes room for n templates read in bulk, so that the slots' arrays do not grow (each
+// growth holds the old array beside the new one until it is copied) while the catalog is read.
+func (ix *index) reserve(n int) {
+	ix.ids, ix.keys, ix.nameAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]uint32, 0, n)
+	ix.lexAt, ix.cards = make([]int32, 0, n), make([]*catalog.TemplateCard, 0, n)
+	ix.alive = make([]uint64, 0, (n+63)/64)
+	for o := range nOrders {
+		ix.orders[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
+	}
 }
 
 // slots answers how many slots the index has (in use or free).
@@ -158,11 +181,11 @@ func (ix *index) finish() {
 		slices.SortFunc(ix.orders[o], func(a, b int32) int { return ix.compare(o, a, b) })
 		ix.spread(o, 0, len(ix.orders[o])-1)
 	}
-	ix.byText = make([]int32, len(ix.lexText))
+	ix.byText = make([]int32, len(ix.post))
 	for l := range ix.byText {
 		ix.byText[l] = int32(l) // #nosec G115 -- bounded by the lexemes
 	}
-	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText[a], ix.lexText[b]) })
+	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText(a), ix.lexText(b)) })
 	ix.building = false
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for _, s := range sets {
@@ -189,7 +212,7 @@ func (ix *index) compare(o int, a, b int32) int {
 	case orderRate:
 		c = cmp.Compare(kb.rate, ka.rate)
 	default:
-		if c = strings.Compare(ka.name, kb.name); c != 0 {
+		if c = strings.Compare(ix.name(a), ix.name(b)); c != 0 {
 			return c
 		}
 		return bytes.Compare(ix.ids[a][:], ix.ids[b][:])
@@ -276,19 +299,19 @@ func (ix *index) prior(id string) (prior, error) {
 	}
 	k := ix.keys[s]
 	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: k.name,
+		UseCount: k.use, RateAvg: k.rate, Name: ix.name(s),
 		Aspects: having(ix.aspects, s), CategoryIDs: having(ix.cats, s), TagIDs: having(ix.tags, s)}
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]
 	}
 	for _, l := range ix.lexesOf(s) {
 		if ix.bitsOf(l) == nil {
-			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
 		}
 	}
 	for _, l := range ix.bitmaps {
 		if ix.bitsOf(l).holds(s) {
-			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
 		}
 	}
 	return prior{row: r, card: ix.cards[s]}, nil
@@ -382,6 +405,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
+		ix.nameAt = append(ix.nameAt, 0)
 		ix.lexAt = append(ix.lexAt, 0)
 		ix.cards = append(ix.cards, nil)
 		for o := range nOrders {
@@ -429,6 +453,7 @@ func (ix *index) takeOut(s int32, staying bool) {
 	}
 	if !staying {
 		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
+		ix.dropName(s)
 		ix.free = append(ix.free, s)
 	}
 }
@@ -514,11 +539,8 @@ func (ix *index) spread(o, lo, hi int) {
 // put puts r's template in slot s, which is in no set or postings list, and in the orders
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
-	name := r.Name
-	if ix.building {
-		name = ix.text.copy(name)
-	}
-	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: name}
+	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg}
+	ix.setName(s, r.Name)
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
@@ -566,7 +588,7 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 		if ix.cards[s] == nil {
 			ix.kept++
 		}
-		ix.cards[s] = ix.card(r, name)
+		ix.cards[s] = ix.card(r)
 	}
 }
 
@@ -587,17 +609,16 @@ func (ix *index) lexeme(text string) int32 {
 	if id, ok := find(&ix.lexID, ix, h, text, isLexeme); ok {
 		return id
 	}
-	id := int32(len(ix.lexText)) // #nosec G115 -- a few per template
+	id := int32(len(ix.post)) // #nosec G115 -- a few per template
 	at := 0
 	if !ix.building {
-		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText[l], t) })
+		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText(l), t) })
 	}
-	if ix.building {
-		text = ix.text.copy(text)
-	} else {
-		text = strings.Clone(text)
+	if len(ix.lexOff) == 0 {
+		ix.lexOff = append(ix.lexOff, 0)
 	}
-	ix.lexText = append(ix.lexText, text)
+	ix.lexBytes = append(ix.lexBytes, text...)
+	ix.lexOff = append(ix.lexOff, uint32(len(ix.lexBytes))) // #nosec G115 -- lexemes are short and few
 	ix.post = append(ix.post, -1)
 	if !ix.building {
 		ix.byText = slices.Insert(ix.byText, at, id)
@@ -606,11 +627,21 @@ func (ix *index) lexeme(text string) int32 {
 	return id
 }
 
+// lexText answers lexeme l's text. It is a view of lexBytes, whose bytes are never written
+// again (an append past its capacity copies them; the view keeps the old ones).
+func (ix *index) lexText(l int32) string {
+	from, to := ix.lexOff[l], ix.lexOff[l+1]
+	if from == to {
+		return ""
+	}
+	return unsafe.String(&ix.lexBytes[from], to-from) // #nosec G103 -- see above
+}
+
 // isLexeme reports whether lexeme l's text is text.
-func isLexeme(ix *index, l int32, text string) bool { return ix.lexText[l] == text }
+func isLexeme(ix *index, l int32, text string) bool { return ix.lexText(l) == text }
 
 // lexHash answers the hash of lexeme l's text.
-func lexHash(ix *index, l int32) uint64 { return maphash.String(ix.seed, ix.lexText[l]) }
+func lexHash(ix *index, l int32) uint64 { return maphash.String(ix.seed, ix.lexText(l)) }
 
 // slotOf answers template id's slot, and whether it has one.
 func (ix *index) slotOf(id uuid.UUID) (int32, bool) {
@@ -730,6 +761,60 @@ func (ix *index) densifyLexeme(l int32) {
 	ix.bitmaps = append(ix.bitmaps, l)
 }
 
+// name answers slot s's name: a view of names, whose bytes are never written again (they are
+// copied when names grows or is copied anew; the view keeps the old ones).
+func (ix *index) name(s int32) string {
+	at := ix.nameAt[s]
+	n, k := binary.Uvarint(ix.names[at:])
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&ix.names[int(at)+k], n) // #nosec G103 -- see above
+}
+
+// setName makes name slot s's name: kept when it is already (a use counted keeps its name),
+// else appended to names.
+func (ix *index) setName(s int32, name string) {
+	if ix.name(s) == name {
+		return
+	}
+	ix.dropName(s)
+	if name == "" {
+		return
+	}
+	at := uint32(len(ix.names)) // #nosec G115 -- copied anew past half garbage
+	ix.names = binary.AppendUvarint(ix.names, uint64(len(name)))
+	ix.names = append(ix.names, name...)
+	ix.nameAt[s] = at
+}
+
+// dropName drops slot s's name, and copies the names anew once more than half of names is
+// dropped ones.
+func (ix *index) dropName(s int32) {
+	if at := ix.nameAt[s]; at != 0 {
+		n, k := binary.Uvarint(ix.names[at:])
+		ix.nameGarbage += k + int(n) // #nosec G115 -- a name's length
+		ix.nameAt[s] = 0
+	}
+	if !ix.building && 2*ix.nameGarbage > len(ix.names) {
+		ix.compactNames()
+	}
+}
+
+// compactNames copies the slots' names anew, without the dropped ones.
+func (ix *index) compactNames() {
+	names := make([]byte, 1, len(ix.names)-ix.nameGarbage)
+	for s, at := range ix.nameAt {
+		if at == 0 {
+			continue
+		}
+		n, k := binary.Uvarint(ix.names[at:])
+		ix.nameAt[s] = uint32(len(names))                       // #nosec G115 -- at most the old names
+		names = append(names, ix.names[at:int(at)+k+int(n)]...) // #nosec G115 -- a name's length
+	}
+	ix.names, ix.nameGarbage = names, 0
+}
+
 // lexesOf answers slot s's record of lexemes.
 func (ix *index) lexesOf(s int32) []int32 {
 	at := ix.lexAt[s]
@@ -781,11 +866,10 @@ func (ix *index) compactLexes() {
 	ix.lexes, ix.lexGarbage = lexes, 0
 }
 
-// card answers the card of r's template to keep, name being the name its keys hold. Cards
-// read with the whole catalog keep their strings in the arena and share their aspect lists.
-func (ix *index) card(r catalog.ListingRow, name string) *catalog.TemplateCard {
+// card answers the card of r's template to keep. Cards read with the whole catalog keep their
+// strings in the arena; cards share their aspect lists.
+func (ix *index) card(r catalog.ListingRow) *catalog.TemplateCard {
 	c := r.Card
-	c.Name = name
 	if len(c.AvailableAspects) > 0 {
 		key := strings.Join(c.AvailableAspects, ",")
 		if same, ok := ix.aspectSets[key]; ok {
@@ -795,7 +879,7 @@ func (ix *index) card(r catalog.ListingRow, name string) *catalog.TemplateCard {
 		}
 	}
 	if ix.building {
-		c.ContainerID, c.Slug, c.Image = ix.text.copy(c.ContainerID), ix.text.copy(c.Slug), ix.text.copy(c.Image)
+		c.ContainerID, c.Name, c.Slug, c.Image = ix.text.copy(c.ContainerID), ix.text.copy(c.Name), ix.text.copy(c.Slug), ix.text.copy(c.Image)
 		c.Demo, c.MiniDemo, c.PrimaryMode = ix.text.copy(c.Demo), ix.text.copy(c.MiniDemo), ix.text.copy(c.PrimaryMode)
 	}
 	return &c
@@ -832,7 +916,7 @@ func (set *entrySet) add(s int32, ix *index) {
 		return
 	}
 	set.n++
-	if !ix.building {
+	if !ix.building || len(set.list) >= buildDense {
 		set.densify(ix.slots())
 	}
 }
@@ -1002,9 +1086,9 @@ func (ix *index) compile(q catalog.TemplateQuery) *match {
 // of lists only touches the bitmap words its slots fall in (matchLists).
 func (m *match) matchWord(w string, first bool) {
 	ix, s := m.ix, m.s
-	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText[ix.byText[i]] >= w })
+	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText(ix.byText[i]) >= w })
 	to := from
-	for to < len(ix.byText) && strings.HasPrefix(ix.lexText[ix.byText[to]], w) {
+	for to < len(ix.byText) && strings.HasPrefix(ix.lexText(ix.byText[to]), w) {
 		to++
 	}
 	lexemes := ix.byText[from:to]
@@ -1291,13 +1375,13 @@ func window(entries []int32, offset, limit int) []int32 {
 
 // size estimates the bytes the index holds: per slot its id (16), keys (40), name, record
 // of lexemes, orders' places and labels (32), card pointer (8) and the slot table's cells;
-// per lexeme its text, string (16), postings word (4), place in byText (4) and table cells;
+// per lexeme its text, its offset (4), postings word (4), place in byText (4) and table cells;
 // the lists and bitmaps of postings and of the filter values; the cards kept.
 func (ix *index) size() int {
 	n := 64*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
-		4*len(ix.slot.cells) + 4*len(ix.lexID.cells) + 4*len(ix.free) + ix.premium.size()
+		4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for s, c := range ix.cards {
-		n += len(ix.keys[s].name)
+		n += 4 + len(ix.name(int32(s))) // #nosec G115 -- bounded by the slots
 		if c != nil {
 			n += cardSize(c)
 		}
@@ -1307,9 +1391,7 @@ func (ix *index) size() int {
 			n += len(v) + s.size()
 		}
 	}
-	for _, t := range ix.lexText {
-		n += len(t) + 24
-	}
+	n += len(ix.lexBytes) + 12*len(ix.post) + 4*len(ix.lexID.cells)
 	for _, m := range ix.many {
 		n += 32 + 4*cap(m.list)
 		if m.bits != nil {
@@ -1319,7 +1401,7 @@ func (ix *index) size() int {
 	return n
 }
 
-// cardSize estimates the bytes of a card (its name is its keys', its aspects are shared).
+// cardSize estimates the bytes of a card (its aspects are shared).
 func cardSize(c *catalog.TemplateCard) int {
-	return 176 + len(c.ContainerID) + len(c.Slug) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
+	return 176 + len(c.ContainerID) + len(c.Name) + len(c.Slug) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
 }
