@@ -168,6 +168,15 @@ func (ix *index) reserve(n int) {
 	}
 }
 
+// room answers how many words a bitmap made now has room for: those of every slot reserved
+// while the catalog is read (so that it does not grow a word at a time), else of the slots.
+func (ix *index) room() int {
+	if ix.building {
+		return (cap(ix.ids) + 63) / 64
+	}
+	return ix.words()
+}
+
 // slots answers how many slots the index has (in use or free).
 func (ix *index) slots() int { return len(ix.ids) }
 
@@ -189,10 +198,10 @@ func (ix *index) finish() {
 	ix.building = false
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for _, s := range sets {
-			s.densify(ix.slots())
+			s.densify(ix)
 		}
 	}
-	ix.premium.densify(ix.slots())
+	ix.premium.densify(ix)
 	for l := range ix.post {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
@@ -560,10 +569,12 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	ix.lexAt[s] = at
 	for _, l := range r.Lexemes {
 		// Listed before it is posted, so that taking the slot out after a failure here takes
-		// out every posting it has.
+		// out every posting it has; a bitmap is not listed (every bitmap is cleared).
 		id := ix.lexeme(l.Text)
-		ix.lexes = append(ix.lexes, id)
-		ix.lexes[at]++
+		if ix.bitsOf(id) == nil {
+			ix.lexes = append(ix.lexes, id)
+			ix.lexes[at]++
+		}
 		ix.addPosting(id, s, l.Weight&3)
 	}
 	for o := range nOrders {
@@ -753,7 +764,8 @@ func (ix *index) densifyLexeme(l int32) {
 	if m.bits != nil || 32*len(m.list) <= 3*ix.slots() {
 		return
 	}
-	d := &bitmap{}
+	room := ix.room()
+	d := &bitmap{has: make([]uint64, 0, room), lo: make([]uint64, 0, room), hi: make([]uint64, 0, room)}
 	for _, p := range m.list {
 		d.set(p>>2, uint8(p&3)) // #nosec G115 -- two bits
 	}
@@ -917,16 +929,18 @@ func (set *entrySet) add(s int32, ix *index) {
 	}
 	set.n++
 	if !ix.building || len(set.list) >= buildDense {
-		set.densify(ix.slots())
+		set.densify(ix)
 	}
 }
 
-// densify makes the set a bitmap when its list takes more room than one of slots would.
-func (set *entrySet) densify(slots int) {
+// densify makes the set a bitmap when its list takes more room than one of ix's slots would,
+// with room for the slots reserved.
+func (set *entrySet) densify(ix *index) {
+	slots := ix.slots()
 	if set.bits != nil || 32*len(set.list) <= slots {
 		return
 	}
-	set.bits = make([]uint64, (slots+63)/64)
+	set.bits = make([]uint64, (slots+63)/64, ix.room())
 	for _, x := range set.list {
 		set.bits[x/64] |= 1 << (x % 64)
 	}
