@@ -238,8 +238,8 @@ func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]ca
 		places []int
 	)
 	for i, e := range entries {
-		if card := ix.cards[e]; card != nil {
-			cards[i] = *card
+		if ix.cards[e] != nil {
+			cards[i] = ix.templateCard(e)
 		} else {
 			ids, places = append(ids, ix.ids[e].String()), append(places, i)
 		}

@@ -112,7 +112,7 @@ type index struct {
 	lexAt       []int32
 	lexes       []int32
 	lexGarbage  int // entries of lexes no slot's record holds
-	cards       []*catalog.TemplateCard
+	cards       []*keptCard
 	kept        int // cards held
 	alive       []uint64
 	n           int // slots in use
@@ -161,7 +161,7 @@ func newIndex(maxCards, queries int) *index {
 // growth holds the old array beside the new one until it is copied) while the catalog is read.
 func (ix *index) reserve(n int) {
 	ix.ids, ix.keys, ix.nameAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]uint32, 0, n)
-	ix.lexAt, ix.cards = make([]int32, 0, n), make([]*catalog.TemplateCard, 0, n)
+	ix.lexAt, ix.cards = make([]int32, 0, n), make([]*keptCard, 0, n)
 	ix.alive = make([]uint64, 0, (n+63)/64)
 	for o := range nOrders {
 		ix.orders[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
@@ -293,7 +293,7 @@ func (ix *index) applyAll(rows []catalog.ListingRow) error {
 // in the catalog) and card.
 type prior struct {
 	row  catalog.ListingRow
-	card *catalog.TemplateCard
+	card *keptCard
 }
 
 // prior answers the template id as the index holds it.
@@ -878,23 +878,48 @@ func (ix *index) compactLexes() {
 	ix.lexes, ix.lexGarbage = lexes, 0
 }
 
+// keptCard is what the index keeps of a template's card beyond what it holds anyway: the
+// card's id, name, premium, mode, rating and uses are the slot's (templateCard). 112 bytes
+// and the strings, rather than a catalog.TemplateCard's 176 and its own copies.
+type keptCard struct {
+	slug, image, demo, miniDemo string
+	aspects                     []string
+	rateCount                   int
+	mockup                      bool
+}
+
 // card answers the card of r's template to keep. Cards read with the whole catalog keep their
 // strings in the arena; cards share their aspect lists.
-func (ix *index) card(r catalog.ListingRow) *catalog.TemplateCard {
-	c := r.Card
-	if len(c.AvailableAspects) > 0 {
-		key := strings.Join(c.AvailableAspects, ",")
+func (ix *index) card(r catalog.ListingRow) *keptCard {
+	c := &keptCard{slug: r.Card.Slug, image: r.Card.Image, demo: r.Card.Demo, miniDemo: r.Card.MiniDemo,
+		aspects: r.Card.AvailableAspects, rateCount: r.Card.RateCount, mockup: r.Card.IsMockup}
+	if len(c.aspects) > 0 {
+		key := strings.Join(c.aspects, ",")
 		if same, ok := ix.aspectSets[key]; ok {
-			c.AvailableAspects = same
+			c.aspects = same
 		} else if len(ix.aspectSets) < maxAspectSets {
-			ix.aspectSets[key] = c.AvailableAspects
+			ix.aspectSets[key] = c.aspects
 		}
 	}
 	if ix.building {
-		c.ContainerID, c.Name, c.Slug, c.Image = ix.text.copy(c.ContainerID), ix.text.copy(c.Name), ix.text.copy(c.Slug), ix.text.copy(c.Image)
-		c.Demo, c.MiniDemo, c.PrimaryMode = ix.text.copy(c.Demo), ix.text.copy(c.MiniDemo), ix.text.copy(c.PrimaryMode)
+		c.slug, c.image, c.demo, c.miniDemo = ix.text.copy(c.slug), ix.text.copy(c.image), ix.text.copy(c.demo), ix.text.copy(c.miniDemo)
 	}
-	return &c
+	return c
+}
+
+// templateCard answers slot s's card, which the index keeps (cards[s] is not nil).
+func (ix *index) templateCard(s int32) catalog.TemplateCard {
+	c, k := ix.cards[s], ix.keys[s]
+	var mode string
+	for v, set := range ix.modes {
+		if set.has(s) {
+			mode = v
+			break
+		}
+	}
+	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: c.slug, Name: strings.Clone(ix.name(s)), Image: c.image,
+		Demo: c.demo, MiniDemo: c.miniDemo, IsPremium: ix.premium.has(s), IsMockup: c.mockup, PrimaryMode: mode,
+		RateAvg: k.rate, RateCount: c.rateCount, UseCount: k.use, AvailableAspects: c.aspects}
 }
 
 // maxAspectSets bounds the distinct aspect lists the cards share (a catalog has a few dozen).
@@ -1387,15 +1412,16 @@ func window(entries []int32, offset, limit int) []int32 {
 	return slices.Clone(entries[offset:min(len(entries), offset+limit)])
 }
 
-// size estimates the bytes the index holds: per slot its id (16), keys (40), name, record
-// of lexemes, orders' places and labels (32), card pointer (8) and the slot table's cells;
+// size estimates the bytes the index holds: per slot its id (16), keys (24), name (its offset,
+// length and bytes), record of lexemes, orders' places and labels (32), card pointer (8) and
+// the slot table's cells;
 // per lexeme its text, its offset (4), postings word (4), place in byText (4) and table cells;
 // the lists and bitmaps of postings and of the filter values; the cards kept.
 func (ix *index) size() int {
-	n := 64*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
+	n := 48*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
 		4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for s, c := range ix.cards {
-		n += 4 + len(ix.name(int32(s))) // #nosec G115 -- bounded by the slots
+		n += 5 + len(ix.name(int32(s))) // #nosec G115 -- bounded by the slots
 		if c != nil {
 			n += cardSize(c)
 		}
@@ -1415,7 +1441,7 @@ func (ix *index) size() int {
 	return n
 }
 
-// cardSize estimates the bytes of a card (its aspects are shared).
-func cardSize(c *catalog.TemplateCard) int {
-	return 176 + len(c.ContainerID) + len(c.Name) + len(c.Slug) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
+// cardSize estimates the bytes of a kept card (its aspects are shared).
+func cardSize(c *keptCard) int {
+	return 112 + len(c.slug) + len(c.image) + len(c.demo) + len(c.miniDemo)
 }
