@@ -71,13 +71,13 @@ type keys struct {
 //   - Search: lexemes by id (their texts one after another in lexBytes, lexeme l's from
 //     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), by text
 //     (lexID, a table of lexeme ids keyed by their text), their ids in byte order of their
-//     text (byText, for a prefix's range), and each
-//     one's postings, a posting being slot<<2 | weight. post[l] says where lexeme l's postings
-//     are: post[l] >= 0 is its only posting (most lexemes of a large catalog, such as a
-//     template's number, are in one template: no list of their own); -1 is none; -2-i is
-//     many[i], a list ascending by slot or, once the lexeme is in more than 3/32 of the slots,
-//     a bitmap with its weight as two more bits (bits). A lexeme never leaves many, nor a
-//     bitmap; bitmaps lists the lexemes that are.
+//     text (byText, for a prefix's range), and each one's postings, a posting being
+//     slot<<2 | weight. post[l] says where lexeme l's postings are: post[l] >= 0 is its only
+//     posting (most lexemes of a large catalog, such as a template's number, are in one
+//     template: no list of their own); -1 is none; -2-i is many[i], a list ascending by slot
+//     or, once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two
+//     more bits (bits). A lexeme never leaves many, nor a bitmap; bitmaps lists the lexemes
+//     that are.
 //   - Each slot's lexemes, to take it out: lexes holds a record per slot (its count, then the
 //     lexeme ids) at lexAt[s] (0, an empty record, when none). A record lists every lexeme of
 //     the slot that is not a bitmap (it may list some that became one since); the bitmaps are
@@ -88,14 +88,17 @@ type keys struct {
 //     nameAt[s] (0, an empty name, when none): 4 bytes a slot rather than a 16-byte string and
 //     an allocation. A name changed or dropped leaves garbage (nameGarbage); past half of
 //     names, they are copied anew. A use counted keeps the name where it is.
-//   - The cards' strings read with the whole catalog are copied into chunks (arena), not kept
-//     as the driver's strings, each its own allocation; lexemes are copied into lexBytes (a
-//     lexeme parsed from a template's list held the whole list).
-//   - Cards: those of up to maxCards templates (the most used when read); a page showing
-//     others reads them by id.
+//   - Cards: those of up to maxCards templates (the most used when read), each only what the
+//     slot does not hold (keptCard; templateCard puts the card together); a page showing
+//     others reads them by id. Their strings read with the whole catalog are copied into
+//     chunks (arena), not kept as the driver's strings, each its own allocation; lexemes are
+//     copied into lexBytes (a lexeme parsed from a template's list held the whole list).
 //
-// Measured at 1,000,001 templates (the bench's catalog, 11.3 lexemes and a card each for
-// the 100,000 most used): see size and docs/architecture.md's caches table.
+// Measured at 1,000,001 templates (the bench's catalog: 11.3 lexemes a template, one of them
+// its own number; cards for the 100,000 most used): 196.7 MB in use, 197 bytes a template:
+// 84 of slot arrays (ids 16, keys 24, name and record offsets 8, card pointer 8, places and
+// labels 32), 31 of name, 8 of slot table, 23 a lexeme (1,000,029), 23 MB of bitmaps, about
+// 140 a kept card (ADR 0185). size estimates it (197.8 MB there).
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
