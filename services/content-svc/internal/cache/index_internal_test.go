@@ -218,6 +218,50 @@ var _ = Describe("a batch of changes", func() {
 })
 
 var _ = Describe("the index in memory", func() {
+	It("keeps words of one template, renames and taken-out templates exact while names and word records are copied anew", func() {
+		r := rand.New(rand.NewPCG(12, 13)) // #nosec G404 -- test data
+		ix, rows, ids := filled(r)
+		names, records := 0, 0
+		for i := range 4 * catalogSize {
+			nameGarbage, lexGarbage := ix.nameGarbage, ix.lexGarbage
+			id := ids[r.IntN(len(ids))]
+			if r.IntN(10) == 0 {
+				delete(rows, id)
+				Expect(ix.apply(catalog.ListingRow{ID: id})).To(Succeed())
+			} else {
+				// A word of its own (in one template, or a few at a time) and a new name.
+				row := randomRow(r, id)
+				row.Name = fmt.Sprintf("renamed %d", i)
+				row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: fmt.Sprintf("z%d", i%500), Weight: uint8(i % 4)}) // #nosec G115 -- below 4
+				rows[id] = row
+				Expect(ix.apply(row)).To(Succeed())
+			}
+			if ix.nameGarbage < nameGarbage {
+				names++
+			}
+			if ix.lexGarbage < lexGarbage {
+				records++
+			}
+		}
+		Expect(names).To(BeNumerically(">", 0), "the names were copied anew")
+		Expect(records).To(BeNumerically(">", 0), "the word records were copied anew")
+		Expect(ix.check()).To(Succeed())
+		sameAnswers(ix, rows)
+		for _, w := range []string{"z1", "z12", "z123", "z4", "z"} {
+			q := catalog.TemplateQuery{Sort: catalog.SortRelevance, Words: []string{w}}
+			wantPage, wantTotal := scan(rows, q, 0, 30)
+			gotPage, gotTotal := answer(ix, q, 0, 30)
+			Expect(gotTotal).To(Equal(wantTotal), "%+v", q)
+			Expect(gotPage).To(Equal(wantPage), "%+v", q)
+		}
+		for id, row := range rows {
+			p, err := ix.prior(id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.row.Name).To(Equal(row.Name))
+			Expect(p.row.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
+		}
+	})
+
 	It("counts, pages and ranks every filter combination and random searches as a scan of the rows does, change after change", func() {
 		r := rand.New(rand.NewPCG(7, 11)) // #nosec G404 -- test data
 		rows := map[string]catalog.ListingRow{}
