@@ -816,9 +816,11 @@ func (ix *index) dropName(s int32) {
 	}
 }
 
-// compactNames copies the slots' names anew, without the dropped ones.
+// compactNames copies the slots' names anew, without the dropped ones, with room for an eighth
+// more (as compactLexes), so that the next changes do not copy them again at once.
 func (ix *index) compactNames() {
-	names := make([]byte, 1, len(ix.names)-ix.nameGarbage)
+	size := len(ix.names) - ix.nameGarbage
+	names := make([]byte, 1, size+size/8)
 	for s, at := range ix.nameAt {
 		if at == 0 {
 			continue
@@ -850,7 +852,8 @@ func (ix *index) dropLexes(s int32) {
 
 // compactLexes copies the slots' records of lexemes anew, without the dropped ones and
 // without the lexemes that are bitmaps; it counts them first, so that it holds no more than
-// the old records and the new ones.
+// the old records and the new ones, and leaves room for an eighth more, so that the next
+// changes do not copy them again at once (a million templates' records are some 8 MB).
 func (ix *index) compactLexes() {
 	n := 1
 	for s, at := range ix.lexAt {
@@ -863,7 +866,7 @@ func (ix *index) compactLexes() {
 			}
 		}
 	}
-	lexes := make([]int32, 1, n)
+	lexes := make([]int32, 1, n+n/8)
 	for s, at := range ix.lexAt {
 		if at == 0 {
 			continue
