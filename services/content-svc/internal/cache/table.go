@@ -24,7 +24,7 @@ func find[K any](t *table, ix *index, h uint64, key K, is func(*index, int32, K)
 	if len(t.cells) == 0 {
 		return 0, false
 	}
-	mask := uint64(len(t.cells) - 1)
+	mask := t.mask()
 	for i := h & mask; ; i = (i + 1) & mask {
 		v := t.cells[i]
 		if v < 0 {
@@ -55,9 +55,14 @@ func (t *table) add(ix *index, h uint64, v int32, hash func(*index, int32) uint6
 	t.n++
 }
 
+// mask answers the bits of a hash that name a cell: the table has a power of two of them.
+func (t *table) mask() uint64 {
+	return uint64(len(t.cells) - 1) // #nosec G115 -- at least 16 cells when it is used
+}
+
 // place puts v in the first empty cell from its home.
 func (t *table) place(h uint64, v int32) {
-	mask := uint64(len(t.cells) - 1)
+	mask := t.mask()
 	i := h & mask
 	for t.cells[i] >= 0 {
 		i = (i + 1) & mask
@@ -71,7 +76,7 @@ func (t *table) remove(ix *index, h uint64, v int32, hash func(*index, int32) ui
 	if len(t.cells) == 0 {
 		return
 	}
-	mask := uint64(len(t.cells) - 1)
+	mask := t.mask()
 	i := h & mask
 	for t.cells[i] != v {
 		if t.cells[i] < 0 {
