@@ -51,8 +51,9 @@ const syncWait = 2 * time.Second
 // Lister reads the catalog for the index (store.Catalog).
 type Lister interface {
 	// Listing reads the whole catalog as one snapshot, in the popular order, and answers its
-	// version and size; a catalog of more than max templates is counted, not read.
-	Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error)
+	// version and size; a catalog of more than max templates is counted, not read. It tells
+	// size how many templates it reads before the first.
+	Listing(ctx context.Context, max int, size func(int), v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error)
 	// ListingChanges reads the templates changed after since, as they are now, and answers
 	// the version read, or catalog.ErrListingGap.
 	ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error)
@@ -237,8 +238,8 @@ func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]ca
 		places []int
 	)
 	for i, e := range entries {
-		if card := ix.cards[e]; card != nil {
-			cards[i] = *card
+		if ix.cards[e] != nil {
+			cards[i] = ix.templateCard(e)
 		} else {
 			ids, places = append(ids, ix.ids[e].String()), append(places, i)
 		}

@@ -39,7 +39,7 @@ type lister struct {
 	batch  atomic.Int32
 }
 
-func (l *lister) Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
+func (l *lister) Listing(ctx context.Context, max int, size func(int), v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
 	if l.reads.Add(1) > 1 && l.gate != nil {
 		select {
 		case <-l.gate:
@@ -47,7 +47,7 @@ func (l *lister) Listing(ctx context.Context, max int, v func(catalog.ListingRow
 			return catalog.ListingVersion{}, 0, ctx.Err()
 		}
 	}
-	return l.Catalog.Listing(ctx, max, v)
+	return l.Catalog.Listing(ctx, max, size, v)
 }
 
 func (l *lister) ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error) {

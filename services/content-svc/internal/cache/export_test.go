@@ -19,5 +19,6 @@ func BreakNewWords(c *Catalog) {
 func LoseLabel(c *Catalog, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ix.ranks[orderNewest][c.ix.slot[uuid.MustParse(id)]] = math.MaxInt32
+	s, _ := c.ix.slotOf(uuid.MustParse(id))
+	c.ix.ranks[orderNewest][s] = math.MaxInt32
 }

@@ -3,14 +3,17 @@ package cache
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/bits"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 
@@ -39,12 +42,11 @@ func orderOf(sort string) int {
 	return orderPopular
 }
 
-// keys are what a template's orders sort it by.
+// keys are what a template's orders sort it by, but its name (index.name).
 type keys struct {
 	created int64 // microseconds, as Postgres keeps them
 	use     int64
 	rate    float64
-	name    string
 }
 
 // index is the catalog's read model: every catalog template (published, not deleted) as the
@@ -65,12 +67,38 @@ type keys struct {
 //     places of every template after it, which at a million templates cost 39 ms a change
 //     under the write lock. Invariant: ranks[o][orders[o][p]] < ranks[o][orders[o][p+1]]; a
 //     slot's place is found by binary search on the labels (place).
-//   - Search: lexemes by id (lexText), their ids in byte order of their text (byText, for a
-//     prefix's range), and each one's postings: slot<<2 | weight, ascending (post[l]), or,
-//     once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two more
-//     bits (dense[l], and post[l] nil). lex[s] lists slot s's lexeme ids, to take it out.
-//   - Cards: those of up to maxCards templates (the most used when read); a page showing
-//     others reads them by id.
+//   - Slots by template id: slot, a table of slots keyed by ids[s] (table.go).
+//   - Search: lexemes by id (their texts one after another in lexBytes, lexeme l's from
+//     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), by text
+//     (lexID, a table of lexeme ids keyed by their text), their ids in byte order of their
+//     text (byText, for a prefix's range), and each one's postings, a posting being
+//     slot<<2 | weight. post[l] says where lexeme l's postings are: post[l] >= 0 is its only
+//     posting (most lexemes of a large catalog, such as a template's number, are in one
+//     template: no list of their own); -1 is none; -2-i is many[i], a list ascending by slot
+//     or, once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two
+//     more bits (bits). A lexeme never leaves many, nor a bitmap; bitmaps lists the lexemes
+//     that are.
+//   - Each slot's lexemes, to take it out: lexes holds a record per slot (its count, then the
+//     lexeme ids) at lexAt[s] (0, an empty record, when none). A record lists every lexeme of
+//     the slot that is not a bitmap (it may list some that became one since); the bitmaps are
+//     tested instead (their bit of the slot is cleared, or read, in each), so that the common
+//     words of every template are not listed a million times. A record replaced leaves
+//     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
+//   - Names: one after another in names, each its length (uvarint) and bytes, slot s's at
+//     nameAt[s] (0, an empty name, when none): 4 bytes a slot rather than a 16-byte string and
+//     an allocation. A name changed or dropped leaves garbage (nameGarbage); past half of
+//     names, they are copied anew. A use counted keeps the name where it is.
+//   - Cards: those of up to maxCards templates (the most used when read), each only what the
+//     slot does not hold (keptCard; templateCard puts the card together); a page showing
+//     others reads them by id. Their strings read with the whole catalog are copied into
+//     chunks (arena), not kept as the driver's strings, each its own allocation; lexemes are
+//     copied into lexBytes (a lexeme parsed from a template's list held the whole list).
+//
+// Measured at 1,000,001 templates (the bench's catalog: 11.3 lexemes a template, one of them
+// its own number; cards for the 100,000 most used): 196.7 MB in use, 197 bytes a template:
+// 84 of slot arrays (ids 16, keys 24, name and record offsets 8, card pointer 8, places and
+// labels 32), 31 of name, 8 of slot table, 23 a lexeme (1,000,029), 23 MB of bitmaps, about
+// 140 a kept card (ADR 0185). size estimates it (197.8 MB there).
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
@@ -78,16 +106,24 @@ type keys struct {
 // An index is not safe for concurrent use: Catalog reads it under a read lock and applies
 // changes under the write lock.
 type index struct {
-	at    catalog.ListingVersion // the catalog version it holds
-	ids   []uuid.UUID
-	keys  []keys
-	lex   [][]int32
-	cards []*catalog.TemplateCard
-	kept  int // cards held
-	alive []uint64
-	n     int // slots in use
-	free  []int32
-	slot  map[uuid.UUID]int32
+	at          catalog.ListingVersion // the catalog version it holds
+	ids         []uuid.UUID
+	keys        []keys
+	nameAt      []uint32
+	names       []byte
+	nameGarbage int // bytes of names no slot's name is
+	lexAt       []int32
+	lexes       []int32
+	lexGarbage  int // entries of lexes no slot's record holds
+	cards       []*keptCard
+	kept        int // cards held
+	alive       []uint64
+	n           int // slots in use
+	free        []int32
+	slot        table
+	seed        maphash.Seed
+	text        arena
+	aspectSets  map[string][]string // the cards' aspect lists, one of each
 
 	premium                    *entrySet
 	modes, aspects, cats, tags map[string]*entrySet
@@ -95,11 +131,13 @@ type index struct {
 	orders [nOrders][]int32
 	ranks  [nOrders][]int32
 
-	lexID   map[string]int32
-	lexText []string
-	byText  []int32
-	post    [][]int32
-	dense   []*bitmap
+	lexID    table
+	lexOff   []uint32
+	lexBytes []byte
+	byText   []int32
+	post     []int32
+	many     []postings
+	bitmaps  []int32
 
 	maxCards int
 	building bool // rows are added in bulk and finish orders and encodings once
@@ -113,13 +151,33 @@ type index struct {
 // newIndex answers an empty index keeping up to maxCards cards, with scratches for queries
 // concurrent queries, in bulk mode until finish.
 func newIndex(maxCards, queries int) *index {
-	ix := &index{slot: map[uuid.UUID]int32{}, premium: &entrySet{}, modes: map[string]*entrySet{},
-		aspects: map[string]*entrySet{}, cats: map[string]*entrySet{}, tags: map[string]*entrySet{},
-		lexID: map[string]int32{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
+	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: []byte{0}, aspectSets: map[string][]string{}, premium: &entrySet{},
+		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
+		tags: map[string]*entrySet{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
 	for range queries {
 		ix.pool <- nil
 	}
 	return ix
+}
+
+// reserve makes room for n templates read in bulk, so that the slots' arrays do not grow (each
+// growth holds the old array beside the new one until it is copied) while the catalog is read.
+func (ix *index) reserve(n int) {
+	ix.ids, ix.keys, ix.nameAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]uint32, 0, n)
+	ix.lexAt, ix.cards = make([]int32, 0, n), make([]*keptCard, 0, n)
+	ix.alive = make([]uint64, 0, (n+63)/64)
+	for o := range nOrders {
+		ix.orders[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
+	}
+}
+
+// room answers how many words a bitmap made now has room for: those of every slot reserved
+// while the catalog is read (so that it does not grow a word at a time), else of the slots.
+func (ix *index) room() int {
+	if ix.building {
+		return (cap(ix.ids) + 63) / 64
+	}
+	return ix.words()
 }
 
 // slots answers how many slots the index has (in use or free).
@@ -135,21 +193,23 @@ func (ix *index) finish() {
 		slices.SortFunc(ix.orders[o], func(a, b int32) int { return ix.compare(o, a, b) })
 		ix.spread(o, 0, len(ix.orders[o])-1)
 	}
-	ix.byText = make([]int32, len(ix.lexText))
+	ix.byText = make([]int32, len(ix.post))
 	for l := range ix.byText {
 		ix.byText[l] = int32(l) // #nosec G115 -- bounded by the lexemes
 	}
-	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText[a], ix.lexText[b]) })
+	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText(a), ix.lexText(b)) })
 	ix.building = false
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for _, s := range sets {
-			s.densify(ix.slots())
+			s.densify(ix)
 		}
 	}
-	ix.premium.densify(ix.slots())
+	ix.premium.densify(ix)
 	for l := range ix.post {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
+	ix.compactLexes()
+	ix.text = arena{}
 }
 
 // compare orders slots a and b in order o.
@@ -164,7 +224,7 @@ func (ix *index) compare(o int, a, b int32) int {
 	case orderRate:
 		c = cmp.Compare(kb.rate, ka.rate)
 	default:
-		if c = strings.Compare(ka.name, kb.name); c != 0 {
+		if c = strings.Compare(ix.name(a), ix.name(b)); c != 0 {
 			return c
 		}
 		return bytes.Compare(ix.ids[a][:], ix.ids[b][:])
@@ -181,7 +241,7 @@ func (ix *index) apply(r catalog.ListingRow) error {
 	if err != nil {
 		return fmt.Errorf("cache: listing row: %w", err)
 	}
-	s, had := ix.slot[id]
+	s, had := ix.slotOf(id)
 	if had {
 		ix.takeOut(s, r.Live)
 	}
@@ -236,7 +296,7 @@ func (ix *index) applyAll(rows []catalog.ListingRow) error {
 // in the catalog) and card.
 type prior struct {
 	row  catalog.ListingRow
-	card *catalog.TemplateCard
+	card *keptCard
 }
 
 // prior answers the template id as the index holds it.
@@ -245,19 +305,26 @@ func (ix *index) prior(id string) (prior, error) {
 	if err != nil {
 		return prior{}, fmt.Errorf("cache: listing row: %w", err)
 	}
-	s, ok := ix.slot[u]
+	s, ok := ix.slotOf(u)
 	if !ok {
 		return prior{row: catalog.ListingRow{ID: id}}, nil
 	}
 	k := ix.keys[s]
 	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: k.name,
+		UseCount: k.use, RateAvg: k.rate, Name: ix.name(s),
 		Aspects: having(ix.aspects, s), CategoryIDs: having(ix.cats, s), TagIDs: having(ix.tags, s)}
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]
 	}
-	for _, l := range ix.lex[s] {
-		r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText[l], Weight: ix.weight(l, s)})
+	for _, l := range ix.lexesOf(s) {
+		if ix.bitsOf(l) == nil {
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
+		}
+	}
+	for _, l := range ix.bitmaps {
+		if ix.bitsOf(l).holds(s) {
+			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
+		}
 	}
 	return prior{row: r, card: ix.cards[s]}, nil
 }
@@ -275,7 +342,16 @@ func having(sets map[string]*entrySet, s int32) []string {
 
 // weight answers slot s's weight in lexeme l's postings.
 func (ix *index) weight(l, s int32) uint8 {
-	if d := ix.dense[l]; d != nil {
+	switch p := ix.post[l]; {
+	case p == -1:
+		return 0
+	case p >= 0:
+		if p>>2 != s {
+			return 0
+		}
+		return uint8(p & 3) // #nosec G115 -- two bits
+	}
+	if d := ix.bitsOf(l); d != nil {
 		w, bit := int(s/64), uint64(1)<<(s%64)
 		var weight uint8
 		if w < len(d.lo) && d.lo[w]&bit != 0 {
@@ -286,7 +362,7 @@ func (ix *index) weight(l, s int32) uint8 {
 		}
 		return weight
 	}
-	post := ix.post[l]
+	post := ix.listOf(l)
 	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
 		return uint8(post[at] & 3) // #nosec G115 -- two bits
 	}
@@ -298,7 +374,7 @@ func (ix *index) restore(p prior) {
 	if err := ix.apply(p.row); err != nil {
 		panic(err) // its id parsed when p was taken
 	}
-	s, ok := ix.slot[uuid.MustParse(p.row.ID)]
+	s, ok := ix.slotOf(uuid.MustParse(p.row.ID))
 	if !ok {
 		return
 	}
@@ -314,8 +390,8 @@ func (ix *index) restore(p prior) {
 // and each order is sorted by its keys and its labels. It reads every slot (some 50 ms at a
 // million templates), so it runs only after a failed batch was put back.
 func (ix *index) check() error {
-	if ones(ix.alive) != ix.n || len(ix.slot) != ix.n {
-		return fmt.Errorf("cache: %d slots in use, %d alive, %d mapped", ix.n, ones(ix.alive), len(ix.slot))
+	if ones(ix.alive) != ix.n || ix.slot.n != ix.n {
+		return fmt.Errorf("cache: %d slots in use, %d alive, %d mapped", ix.n, ones(ix.alive), ix.slot.n)
 	}
 	for o := range nOrders {
 		order, ranks := ix.orders[o], ix.ranks[o]
@@ -341,7 +417,8 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
-		ix.lex = append(ix.lex, nil)
+		ix.nameAt = append(ix.nameAt, 0)
+		ix.lexAt = append(ix.lexAt, 0)
 		ix.cards = append(ix.cards, nil)
 		for o := range nOrders {
 			ix.ranks[o] = append(ix.ranks[o], -1)
@@ -350,7 +427,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 			ix.alive = append(ix.alive, 0)
 		}
 	}
-	ix.slot[id] = s
+	ix.slot.add(ix, ix.idHash(id), s, slotHash)
 	return s
 }
 
@@ -363,10 +440,13 @@ func (ix *index) takeOut(s int32, staying bool) {
 			set.remove(s)
 		}
 	}
-	for _, l := range ix.lex[s] {
+	for _, l := range ix.lexesOf(s) {
 		ix.removePosting(l, s)
 	}
-	ix.lex[s] = nil
+	for _, l := range ix.bitmaps {
+		ix.bitsOf(l).clear(s)
+	}
+	ix.dropLexes(s)
 	if !staying {
 		// A template put back at once keeps its places until put moves it.
 		for o := range nOrders {
@@ -384,7 +464,8 @@ func (ix *index) takeOut(s int32, staying bool) {
 		ix.kept--
 	}
 	if !staying {
-		delete(ix.slot, ix.ids[s])
+		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
+		ix.dropName(s)
 		ix.free = append(ix.free, s)
 	}
 }
@@ -470,7 +551,8 @@ func (ix *index) spread(o, lo, hi int) {
 // put puts r's template in slot s, which is in no set or postings list, and in the orders
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
-	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg, name: r.Name}
+	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg}
+	ix.setName(s, r.Name)
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
@@ -484,12 +566,18 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	for _, t := range r.TagIDs {
 		ix.addTo(ix.tags, strings.ToLower(t), s)
 	}
-	ix.lex[s] = make([]int32, 0, len(r.Lexemes))
+	// The slot's record is the last one of lexes until put returns: nothing else adds one.
+	at := int32(len(ix.lexes)) // #nosec G115 -- copied anew past half garbage
+	ix.lexes = append(ix.lexes, 0)
+	ix.lexAt[s] = at
 	for _, l := range r.Lexemes {
 		// Listed before it is posted, so that taking the slot out after a failure here takes
-		// out every posting it has.
+		// out every posting it has; a bitmap is not listed (every bitmap is cleared).
 		id := ix.lexeme(l.Text)
-		ix.lex[s] = append(ix.lex[s], id)
+		if ix.bitsOf(id) == nil {
+			ix.lexes = append(ix.lexes, id)
+			ix.lexes[at]++
+		}
 		ix.addPosting(id, s, l.Weight&3)
 	}
 	for o := range nOrders {
@@ -514,8 +602,7 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 		if ix.cards[s] == nil {
 			ix.kept++
 		}
-		card := r.Card
-		ix.cards[s] = &card
+		ix.cards[s] = ix.card(r)
 	}
 }
 
@@ -532,68 +619,317 @@ func (ix *index) addTo(sets map[string]*entrySet, value string, s int32) {
 // lexeme answers the id of the lexeme text, made when new. The id is named in lexID last: a
 // failure half way leaves a lexeme without postings, which matches nothing.
 func (ix *index) lexeme(text string) int32 {
-	if id, ok := ix.lexID[text]; ok {
+	h := maphash.String(ix.seed, text)
+	if id, ok := find(&ix.lexID, ix, h, text, isLexeme); ok {
 		return id
 	}
-	id := int32(len(ix.lexText)) // #nosec G115 -- a few per template
+	id := int32(len(ix.post)) // #nosec G115 -- a few per template
 	at := 0
 	if !ix.building {
-		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText[l], t) })
+		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText(l), t) })
 	}
-	ix.lexText = append(ix.lexText, text)
-	ix.post = append(ix.post, nil)
-	ix.dense = append(ix.dense, nil)
+	if len(ix.lexOff) == 0 {
+		ix.lexOff = append(ix.lexOff, 0)
+	}
+	ix.lexBytes = append(ix.lexBytes, text...)
+	ix.lexOff = append(ix.lexOff, uint32(len(ix.lexBytes))) // #nosec G115 -- lexemes are short and few
+	ix.post = append(ix.post, -1)
 	if !ix.building {
 		ix.byText = slices.Insert(ix.byText, at, id)
 	}
-	ix.lexID[text] = id
+	ix.lexID.add(ix, h, id, lexHash)
 	return id
 }
 
-// addPosting adds slot s with weight to lexeme l's postings.
+// lexText answers lexeme l's text. It is a view of lexBytes, whose bytes are never written
+// again (an append past its capacity copies them; the view keeps the old ones).
+func (ix *index) lexText(l int32) string {
+	from, to := ix.lexOff[l], ix.lexOff[l+1]
+	if from == to {
+		return ""
+	}
+	return unsafe.String(&ix.lexBytes[from], to-from) // #nosec G103 -- see above
+}
+
+// isLexeme reports whether lexeme l's text is text.
+func isLexeme(ix *index, l int32, text string) bool { return ix.lexText(l) == text }
+
+// lexHash answers the hash of lexeme l's text.
+func lexHash(ix *index, l int32) uint64 { return maphash.String(ix.seed, ix.lexText(l)) }
+
+// slotOf answers template id's slot, and whether it has one.
+func (ix *index) slotOf(id uuid.UUID) (int32, bool) {
+	return find(&ix.slot, ix, ix.idHash(id), id, isSlot)
+}
+
+// idHash answers the hash of a template id.
+func (ix *index) idHash(id uuid.UUID) uint64 { return maphash.Bytes(ix.seed, id[:]) }
+
+// isSlot reports whether slot s holds template id.
+func isSlot(ix *index, s int32, id uuid.UUID) bool { return ix.ids[s] == id }
+
+// slotHash answers the hash of slot s's template id.
+func slotHash(ix *index, s int32) uint64 { return maphash.Bytes(ix.seed, ix.ids[s][:]) }
+
+// postings are the postings of a lexeme in more than one slot (ever): a list ascending by slot,
+// or a bitmap once it is in more than 3/32 of the slots (then list is nil).
+type postings struct {
+	list []int32
+	bits *bitmap
+}
+
+// listOf answers lexeme l's postings when they are a list (one posting is a list of one), nil
+// when it has none or a bitmap. The caller does not change it.
+func (ix *index) listOf(l int32) []int32 {
+	switch p := ix.post[l]; {
+	case p >= 0:
+		return ix.post[l : l+1 : l+1]
+	case p == -1:
+		return nil
+	default:
+		return ix.many[-2-p].list
+	}
+}
+
+// bitsOf answers lexeme l's bitmap, nil while its postings are not one.
+func (ix *index) bitsOf(l int32) *bitmap {
+	if p := ix.post[l]; p <= -2 {
+		return ix.many[-2-p].bits
+	}
+	return nil
+}
+
+// buildDense is how many postings a lexeme's list needs, while the catalog is read, before it
+// may become a bitmap: the share of the slots read so far says little about the first ones.
+const buildDense = 4096
+
+// addPosting adds slot s, in none of its postings, with weight to lexeme l's postings.
 func (ix *index) addPosting(l, s int32, weight uint8) {
-	if d := ix.dense[l]; d != nil {
-		d.set(s, weight)
+	p := s<<2 | int32(weight)
+	switch q := ix.post[l]; {
+	case q == -1:
+		ix.post[l] = p
+		return
+	case q >= 0:
+		list := []int32{q, p}
+		if q>>2 > s {
+			list[0], list[1] = p, q
+		}
+		ix.many = append(ix.many, postings{list: list})
+		ix.post[l] = -1 - int32(len(ix.many)) // #nosec G115 -- bounded by the lexemes
 		return
 	}
-	p := s<<2 | int32(weight)
-	post := ix.post[l]
-	if n := len(post); n == 0 || post[n-1]>>2 < s {
-		ix.post[l] = append(post, p)
-	} else {
-		at, _ := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) })
-		ix.post[l] = slices.Insert(post, at, p)
+	m := &ix.many[-2-ix.post[l]]
+	if m.bits != nil {
+		m.bits.set(s, weight)
+		return
 	}
-	if !ix.building {
+	if n := len(m.list); n == 0 || m.list[n-1]>>2 < s {
+		m.list = append(m.list, p)
+	} else {
+		at, _ := slices.BinarySearchFunc(m.list, s, func(p, s int32) int { return cmp.Compare(p>>2, s) })
+		m.list = slices.Insert(m.list, at, p)
+	}
+	if !ix.building || len(m.list) >= buildDense {
 		ix.densifyLexeme(l)
 	}
 }
 
 // removePosting takes slot s out of lexeme l's postings.
 func (ix *index) removePosting(l, s int32) {
-	if d := ix.dense[l]; d != nil {
-		d.clear(s)
+	switch q := ix.post[l]; {
+	case q == -1:
+		return
+	case q >= 0:
+		if q>>2 == s {
+			ix.post[l] = -1
+		}
 		return
 	}
-	post := ix.post[l]
-	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
-		ix.post[l] = slices.Delete(post, at, at+1)
+	m := &ix.many[-2-ix.post[l]]
+	if m.bits != nil {
+		m.bits.clear(s)
+		return
+	}
+	if at, ok := slices.BinarySearchFunc(m.list, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
+		m.list = slices.Delete(m.list, at, at+1)
 	}
 }
 
 // densifyLexeme makes lexeme l's postings a bitmap once they are in more than 3/32 of the
 // slots: 3 bits a slot rather than 32 a posting.
 func (ix *index) densifyLexeme(l int32) {
-	post := ix.post[l]
-	if ix.dense[l] != nil || 32*len(post) <= 3*ix.slots() {
+	q := ix.post[l]
+	if q > -2 {
 		return
 	}
-	d := &bitmap{}
-	for _, p := range post {
+	m := &ix.many[-2-q]
+	if m.bits != nil || 32*len(m.list) <= 3*ix.slots() {
+		return
+	}
+	room := ix.room()
+	d := &bitmap{has: make([]uint64, 0, room), lo: make([]uint64, 0, room), hi: make([]uint64, 0, room)}
+	for _, p := range m.list {
 		d.set(p>>2, uint8(p&3)) // #nosec G115 -- two bits
 	}
-	ix.dense[l], ix.post[l] = d, nil
+	m.bits, m.list = d, nil
+	ix.bitmaps = append(ix.bitmaps, l)
 }
+
+// name answers slot s's name: a view of names, whose bytes are never written again (they are
+// copied when names grows or is copied anew; the view keeps the old ones).
+func (ix *index) name(s int32) string {
+	at := ix.nameAt[s]
+	n, k := binary.Uvarint(ix.names[at:])
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&ix.names[int(at)+k], n) // #nosec G103 -- see above
+}
+
+// setName makes name slot s's name: kept when it is already (a use counted keeps its name),
+// else appended to names.
+func (ix *index) setName(s int32, name string) {
+	if ix.name(s) == name {
+		return
+	}
+	ix.dropName(s)
+	if name == "" {
+		return
+	}
+	at := uint32(len(ix.names)) // #nosec G115 -- copied anew past half garbage
+	ix.names = binary.AppendUvarint(ix.names, uint64(len(name)))
+	ix.names = append(ix.names, name...)
+	ix.nameAt[s] = at
+}
+
+// dropName drops slot s's name, and copies the names anew once more than half of names is
+// dropped ones.
+func (ix *index) dropName(s int32) {
+	if at := ix.nameAt[s]; at != 0 {
+		n, k := binary.Uvarint(ix.names[at:])
+		ix.nameGarbage += k + int(n) // #nosec G115 -- a name's length
+		ix.nameAt[s] = 0
+	}
+	if !ix.building && 2*ix.nameGarbage > len(ix.names) {
+		ix.compactNames()
+	}
+}
+
+// compactNames copies the slots' names anew, without the dropped ones, with room for an eighth
+// more (as compactLexes), so that the next changes do not copy them again at once.
+func (ix *index) compactNames() {
+	size := len(ix.names) - ix.nameGarbage
+	names := make([]byte, 1, size+size/8)
+	for s, at := range ix.nameAt {
+		if at == 0 {
+			continue
+		}
+		n, k := binary.Uvarint(ix.names[at:])
+		ix.nameAt[s] = uint32(len(names))                       // #nosec G115 -- at most the old names
+		names = append(names, ix.names[at:int(at)+k+int(n)]...) // #nosec G115 -- a name's length
+	}
+	ix.names, ix.nameGarbage = names, 0
+}
+
+// lexesOf answers slot s's record of lexemes.
+func (ix *index) lexesOf(s int32) []int32 {
+	at := ix.lexAt[s]
+	return ix.lexes[at+1 : at+1+ix.lexes[at]]
+}
+
+// dropLexes drops slot s's record of lexemes, and copies the records anew once more than half
+// of lexes is dropped ones.
+func (ix *index) dropLexes(s int32) {
+	if at := ix.lexAt[s]; at != 0 {
+		ix.lexGarbage += 1 + int(ix.lexes[at])
+		ix.lexAt[s] = 0
+	}
+	if !ix.building && 2*ix.lexGarbage > len(ix.lexes) {
+		ix.compactLexes()
+	}
+}
+
+// compactLexes copies the slots' records of lexemes anew, without the dropped ones and
+// without the lexemes that are bitmaps; it counts them first, so that it holds no more than
+// the old records and the new ones, and leaves room for an eighth more, so that the next
+// changes do not copy them again at once (a million templates' records are some 8 MB).
+func (ix *index) compactLexes() {
+	n := 1
+	for s, at := range ix.lexAt {
+		if at != 0 {
+			n++
+			for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
+				if ix.bitsOf(l) == nil {
+					n++
+				}
+			}
+		}
+	}
+	lexes := make([]int32, 1, n+n/8)
+	for s, at := range ix.lexAt {
+		if at == 0 {
+			continue
+		}
+		to := int32(len(lexes)) // #nosec G115 -- at most the old records
+		lexes = append(lexes, 0)
+		for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
+			if ix.bitsOf(l) == nil {
+				lexes = append(lexes, l)
+				lexes[to]++
+			}
+		}
+		ix.lexAt[s] = to
+	}
+	ix.lexes, ix.lexGarbage = lexes, 0
+}
+
+// keptCard is what the index keeps of a template's card beyond what it holds anyway: the
+// card's id, name, premium, mode, rating and uses are the slot's (templateCard). 112 bytes
+// and the strings, rather than a catalog.TemplateCard's 176 and its own copies.
+type keptCard struct {
+	slug, image, demo, miniDemo string
+	aspects                     []string
+	rateCount                   int
+	mockup                      bool
+}
+
+// card answers the card of r's template to keep. Cards read with the whole catalog keep their
+// strings in the arena; cards share their aspect lists.
+func (ix *index) card(r catalog.ListingRow) *keptCard {
+	c := &keptCard{slug: r.Card.Slug, image: r.Card.Image, demo: r.Card.Demo, miniDemo: r.Card.MiniDemo,
+		aspects: r.Card.AvailableAspects, rateCount: r.Card.RateCount, mockup: r.Card.IsMockup}
+	if len(c.aspects) > 0 {
+		key := strings.Join(c.aspects, ",")
+		if same, ok := ix.aspectSets[key]; ok {
+			c.aspects = same
+		} else if len(ix.aspectSets) < maxAspectSets {
+			ix.aspectSets[key] = c.aspects
+		}
+	}
+	if ix.building {
+		c.slug, c.image, c.demo, c.miniDemo = ix.text.copy(c.slug), ix.text.copy(c.image), ix.text.copy(c.demo), ix.text.copy(c.miniDemo)
+	}
+	return c
+}
+
+// templateCard answers slot s's card, which the index keeps (cards[s] is not nil).
+func (ix *index) templateCard(s int32) catalog.TemplateCard {
+	c, k := ix.cards[s], ix.keys[s]
+	var mode string
+	for v, set := range ix.modes {
+		if set.has(s) {
+			mode = v
+			break
+		}
+	}
+	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: c.slug, Name: strings.Clone(ix.name(s)), Image: c.image,
+		Demo: c.demo, MiniDemo: c.miniDemo, IsPremium: ix.premium.has(s), IsMockup: c.mockup, PrimaryMode: mode,
+		RateAvg: k.rate, RateCount: c.rateCount, UseCount: k.use, AvailableAspects: c.aspects}
+}
+
+// maxAspectSets bounds the distinct aspect lists the cards share (a catalog has a few dozen).
+const maxAspectSets = 1024
 
 // entrySet is the slots having one filter value: a sorted list while it is sparse, a bitmap
 // once the list would take more room (past 1/32 of the slots). n counts its slots.
@@ -623,17 +959,19 @@ func (set *entrySet) add(s int32, ix *index) {
 		return
 	}
 	set.n++
-	if !ix.building {
-		set.densify(ix.slots())
+	if !ix.building || len(set.list) >= buildDense {
+		set.densify(ix)
 	}
 }
 
-// densify makes the set a bitmap when its list takes more room than one of slots would.
-func (set *entrySet) densify(slots int) {
+// densify makes the set a bitmap when its list takes more room than one of ix's slots would,
+// with room for the slots reserved.
+func (set *entrySet) densify(ix *index) {
+	slots := ix.slots()
 	if set.bits != nil || 32*len(set.list) <= slots {
 		return
 	}
-	set.bits = make([]uint64, (slots+63)/64)
+	set.bits = make([]uint64, (slots+63)/64, ix.room())
 	for _, x := range set.list {
 		set.bits[x/64] |= 1 << (x % 64)
 	}
@@ -693,6 +1031,12 @@ func (b *bitmap) set(s int32, weight uint8) {
 	if weight&2 != 0 {
 		b.hi[w] |= bit
 	}
+}
+
+// holds reports whether s is among the bitmap's slots.
+func (b *bitmap) holds(s int32) bool {
+	w := int(s / 64)
+	return w < len(b.has) && b.has[w]>>(s%64)&1 != 0
 }
 
 func (b *bitmap) clear(s int32) {
@@ -787,15 +1131,15 @@ func (ix *index) compile(q catalog.TemplateQuery) *match {
 // of lists only touches the bitmap words its slots fall in (matchLists).
 func (m *match) matchWord(w string, first bool) {
 	ix, s := m.ix, m.s
-	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText[ix.byText[i]] >= w })
+	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText(ix.byText[i]) >= w })
 	to := from
-	for to < len(ix.byText) && strings.HasPrefix(ix.lexText[ix.byText[to]], w) {
+	for to < len(ix.byText) && strings.HasPrefix(ix.lexText(ix.byText[to]), w) {
 		to++
 	}
 	lexemes := ix.byText[from:to]
 	copied := false
 	for _, l := range lexemes {
-		d := ix.dense[l]
+		d := ix.bitsOf(l)
 		if d == nil {
 			continue
 		}
@@ -823,7 +1167,7 @@ func (m *match) matchWord(w string, first bool) {
 		return
 	}
 	for _, l := range lexemes {
-		for _, p := range ix.post[l] {
+		for _, p := range ix.listOf(l) {
 			s.setPosting(p)
 		}
 	}
@@ -843,7 +1187,7 @@ func (m *match) matchLists(lexemes []int32, first bool) {
 	}
 	s.touched = s.touched[:0]
 	for _, l := range lexemes {
-		for _, p := range ix.post[l] {
+		for _, p := range ix.listOf(l) {
 			if i := int(p >> 8); s.has[i] == 0 {
 				s.touched = append(s.touched, i)
 			}
@@ -1074,11 +1418,16 @@ func window(entries []int32, offset, limit int) []int32 {
 	return slices.Clone(entries[offset:min(len(entries), offset+limit)])
 }
 
-// size estimates the bytes the index holds.
+// size estimates the bytes the index holds: per slot its id (16), keys (24), name (its offset,
+// length and bytes), record of lexemes, orders' places and labels (32), card pointer (8) and
+// the slot table's cells;
+// per lexeme its text, its offset (4), postings word (4), place in byText (4) and table cells;
+// the lists and bitmaps of postings and of the filter values; the cards kept.
 func (ix *index) size() int {
-	n := 48*len(ix.ids) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) + ix.premium.size()
+	n := 48*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
+		4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for s, c := range ix.cards {
-		n += 4*len(ix.lex[s]) + len(ix.keys[s].name)
+		n += 5 + len(ix.name(int32(s))) // #nosec G115 -- bounded by the slots
 		if c != nil {
 			n += cardSize(c)
 		}
@@ -1088,20 +1437,17 @@ func (ix *index) size() int {
 			n += len(v) + s.size()
 		}
 	}
-	for l, t := range ix.lexText {
-		n += len(t) + 40 + 4*cap(ix.post[l])
-		if d := ix.dense[l]; d != nil {
-			n += 24 * len(d.has)
+	n += len(ix.lexBytes) + 12*len(ix.post) + 4*len(ix.lexID.cells)
+	for _, m := range ix.many {
+		n += 32 + 4*cap(m.list)
+		if m.bits != nil {
+			n += 72 + 24*len(m.bits.has)
 		}
 	}
 	return n
 }
 
-// cardSize estimates the bytes of a card.
-func cardSize(c *catalog.TemplateCard) int {
-	n := 208 + len(c.ContainerID) + len(c.Slug) + len(c.Name) + len(c.Image) + len(c.Demo) + len(c.MiniDemo) + len(c.PrimaryMode)
-	for _, a := range c.AvailableAspects {
-		n += 16 + len(a)
-	}
-	return n
+// cardSize estimates the bytes of a kept card (its aspects are shared).
+func cardSize(c *keptCard) int {
+	return 112 + len(c.slug) + len(c.image) + len(c.demo) + len(c.miniDemo)
 }

@@ -98,6 +98,46 @@ func benchmarkUseCounted(b *testing.B, n int) {
 	}
 }
 
+// benchmarkListing measures answering listings from an index of n templates, each with a
+// lexeme of its own (as a template's number is) beside shared ones: searches of one and two
+// words (relevance and popular), a tag, premium and no filter, each sort, pages 1 to 5, a
+// query at a time (go test -run XXX -bench Listing ./services/content-svc/internal/cache/).
+func benchmarkListing(b *testing.B, n int) {
+	r := rand.New(rand.NewPCG(7, 8)) // #nosec G404 -- test data
+	ix := newIndex(100_000, 1)
+	for i := range n {
+		row := syntheticRow(r, uuid.NewString())
+		row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: fmt.Sprint(i), Weight: 3})
+		if err := ix.apply(row); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix.finish()
+	yes := true
+	queries := []catalog.TemplateQuery{
+		{Words: []string{"alp"}, Sort: catalog.SortRelevance},
+		{Words: []string{"gamma1"}, Sort: catalog.SortRelevance},
+		{Words: []string{"be", "al"}, Sort: catalog.SortRelevance},
+		{Words: []string{"wed"}, Sort: catalog.SortPopular},
+		{Words: []string{"1234"}, Sort: catalog.SortRelevance},
+		{TagIDs: []string{"t1"}, Sort: catalog.SortNewest},
+		{IsPremium: &yes, Sort: catalog.SortRate},
+		{Sort: catalog.SortAZ},
+		{TagIDs: []string{"t1"}, Words: []string{"gam"}, Sort: catalog.SortPopular},
+	}
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		m := ix.compile(q)
+		m.page(q.Sort, 20*(i%5), 21)
+		m.count()
+		m.release()
+		i++
+	}
+}
+
+func BenchmarkListing100k(b *testing.B) { benchmarkListing(b, 100_000) }
+
 func BenchmarkUseCountedMillion(b *testing.B) { benchmarkUseCounted(b, 1_000_000) }
 
 func BenchmarkApply100k(b *testing.B) { benchmarkApply(b, 100_000) }

@@ -211,12 +211,57 @@ var _ = Describe("a batch of changes", func() {
 		r := rand.New(rand.NewPCG(8, 9)) // #nosec G404 -- test data
 		ix, _, ids := filled(r)
 		// A bug every change of the template trips on, undoing it too: its label is lost.
-		ix.ranks[orderNewest][ix.slot[uuid.MustParse(ids[0])]] = math.MaxInt32
+		s, _ := ix.slotOf(uuid.MustParse(ids[0]))
+		ix.ranks[orderNewest][s] = math.MaxInt32
 		Expect(ix.applyAll([]catalog.ListingRow{randomRow(r, ids[0]), randomRow(r, ids[1])})).To(MatchError(errBroken))
 	})
 })
 
 var _ = Describe("the index in memory", func() {
+	It("keeps words of one template, renames and taken-out templates exact while names and word records are copied anew", func() {
+		r := rand.New(rand.NewPCG(12, 13)) // #nosec G404 -- test data
+		ix, rows, ids := filled(r)
+		names, records := 0, 0
+		for i := range 4 * catalogSize {
+			nameGarbage, lexGarbage := ix.nameGarbage, ix.lexGarbage
+			id := ids[r.IntN(len(ids))]
+			if r.IntN(10) == 0 {
+				delete(rows, id)
+				Expect(ix.apply(catalog.ListingRow{ID: id})).To(Succeed())
+			} else {
+				// A word of its own (in one template, or a few at a time) and a new name.
+				row := randomRow(r, id)
+				row.Name = fmt.Sprintf("renamed %d", i)
+				row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: fmt.Sprintf("z%d", i%500), Weight: uint8(i % 4)}) // #nosec G115 -- below 4
+				rows[id] = row
+				Expect(ix.apply(row)).To(Succeed())
+			}
+			if ix.nameGarbage < nameGarbage {
+				names++
+			}
+			if ix.lexGarbage < lexGarbage {
+				records++
+			}
+		}
+		Expect(names).To(BeNumerically(">", 0), "the names were copied anew")
+		Expect(records).To(BeNumerically(">", 0), "the word records were copied anew")
+		Expect(ix.check()).To(Succeed())
+		sameAnswers(ix, rows)
+		for _, w := range []string{"z1", "z12", "z123", "z4", "z"} {
+			q := catalog.TemplateQuery{Sort: catalog.SortRelevance, Words: []string{w}}
+			wantPage, wantTotal := scan(rows, q, 0, 30)
+			gotPage, gotTotal := answer(ix, q, 0, 30)
+			Expect(gotTotal).To(Equal(wantTotal), "%+v", q)
+			Expect(gotPage).To(Equal(wantPage), "%+v", q)
+		}
+		for id, row := range rows {
+			p, err := ix.prior(id)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(p.row.Name).To(Equal(row.Name))
+			Expect(p.row.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
+		}
+	})
+
 	It("counts, pages and ranks every filter combination and random searches as a scan of the rows does, change after change", func() {
 		r := rand.New(rand.NewPCG(7, 11)) // #nosec G404 -- test data
 		rows := map[string]catalog.ListingRow{}
@@ -230,8 +275,8 @@ var _ = Describe("the index in memory", func() {
 		Expect(ix.premium.bits).To(BeNil(), "premium (2.5 %) is a list")
 		Expect(ix.modes["gif"].bits).To(BeNil(), "gif (1 %) is a list")
 		Expect(ix.tags["t1"].bits).NotTo(BeNil(), "t1 (40 %) is a bitmap")
-		Expect(ix.dense[ix.lexID["alpha"]]).NotTo(BeNil(), "alpha (50 %) is a bitmap")
-		Expect(ix.dense[ix.lexID["beta"]]).To(BeNil(), "beta (1 %) is a list")
+		Expect(ix.bitsOf(ix.lexeme("alpha"))).NotTo(BeNil(), "alpha (50 %) is a bitmap")
+		Expect(ix.bitsOf(ix.lexeme("beta"))).To(BeNil(), "beta (1 %) is a list")
 
 		yes, no := true, false
 		words := []string{"a", "al", "alp", "alph", "alps", "alpine", "b", "beta", "bet", "g", "gamu", "gamma", "zeta"}

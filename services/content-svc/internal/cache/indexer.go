@@ -80,7 +80,7 @@ func (c *Catalog) readAll(ctx context.Context) bool {
 	)
 	err := safely(func() error {
 		var err error
-		at, n, err = c.src.Listing(ctx, c.opts.MaxTemplates, func(r catalog.ListingRow) error { return ix.apply(r) })
+		at, n, err = c.src.Listing(ctx, c.opts.MaxTemplates, ix.reserve, func(r catalog.ListingRow) error { return ix.apply(r) })
 		if err == nil && n <= c.opts.MaxTemplates {
 			ix.finish()
 		}
@@ -105,7 +105,7 @@ func (c *Catalog) readAll(ctx context.Context) bool {
 	c.reload, c.notReady, c.overBound = false, nil, false
 	c.state.Unlock()
 	c.templates.Set(float64(ix.n))
-	c.log.Info("catalog index read", "templates", ix.n, "cards", ix.kept, "lexemes", len(ix.lexText), "bytes", ix.size(),
+	c.log.Info("catalog index read", "templates", ix.n, "cards", ix.kept, "lexemes", len(ix.post), "bytes", ix.size(),
 		"version", at.N, "took", time.Since(start))
 	return true
 }

@@ -43,8 +43,9 @@ func listingVersion(tx *gorm.DB) (catalog.ListingVersion, error) {
 }
 
 // Listing reads the whole catalog as one snapshot, in the popular order, into v and answers
-// its version and size. A catalog of more than max templates is counted, not read.
-func (s *Catalog) Listing(ctx context.Context, max int, v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
+// its version and size, told to size before the first row (so that the reader can make room
+// for all at once). A catalog of more than max templates is counted, not read.
+func (s *Catalog) Listing(ctx context.Context, max int, size func(int), v func(catalog.ListingRow) error) (catalog.ListingVersion, int, error) {
 	var (
 		at catalog.ListingVersion
 		n  int64
@@ -60,6 +61,7 @@ func (s *Catalog) Listing(ctx context.Context, max int, v func(catalog.ListingRo
 		if n > int64(max) {
 			return nil
 		}
+		size(int(n))
 		// These few large reads are not worth compiling.
 		if err := tx.Exec(`SET LOCAL jit = off`).Error; err != nil {
 			return fmt.Errorf("store: listing settings: %w", err)
