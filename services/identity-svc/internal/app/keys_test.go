@@ -206,7 +206,9 @@ var _ = Describe("rotating the signing key", func() {
 		Expect(kid).To(Equal(oldKid), "the next key does not sign before its activation")
 
 		for _, replica := range []*testkit.API{first, second} {
-			Eventually(func() string { _, kid := serviceKid(replica); return kid }).WithTimeout(5 * time.Second).Should(Equal(newKid))
+			// Each poll is a token grant: poll slowly enough to stay under the grant's rate limit.
+			Eventually(func() string { _, kid := serviceKid(replica); return kid }).WithTimeout(5 * time.Second).
+				WithPolling(200 * time.Millisecond).Should(Equal(newKid))
 		}
 		Expect(keysAdmin("list")["keys"]).To(ConsistOf(
 			And(HaveKeyWithValue("kid", oldKid), HaveKeyWithValue("state", token.StateRetired)),
