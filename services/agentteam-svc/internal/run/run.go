@@ -5,6 +5,7 @@
 package run
 
 import (
+	"slices"
 	"time"
 
 	"github.com/motionstudio/platform/pkg/apperr"
@@ -25,15 +26,13 @@ const (
 	AwaitingApproval Status = "AwaitingApproval"
 )
 
-// Active reports whether the run may still change (Queued, Running or AwaitingApproval).
-func (s Status) Active() bool { return s == Queued || s == Running || s == AwaitingApproval }
-
-// ActiveStatuses are the statuses Active accepts, for queries.
+// ActiveStatuses are the statuses of a run that may still change, for queries.
 var ActiveStatuses = []string{string(Queued), string(Running), string(AwaitingApproval)}
 
-// Final reports whether the run has ended (Completed, Failed or Cancelled): nothing happens to
-// it any more, and its event stream ends with this status.
-func (s Status) Final() bool { return s == Completed || s == Failed || s == Cancelled }
+// Active reports whether the run may still change (Queued, Running or AwaitingApproval); a run
+// that is not active has ended (Completed, Failed or Cancelled), and its event stream ends with
+// that status.
+func (s Status) Active() bool { return slices.Contains(ActiveStatuses, string(s)) }
 
 // SkippedServer is an MCP server a run could not use, and why.
 type SkippedServer struct {

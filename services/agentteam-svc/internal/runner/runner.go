@@ -25,7 +25,6 @@ import (
 	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/connection"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/runwatch"
 )
 
 // Error codes a failed run carries in errorCode.
@@ -170,7 +169,7 @@ type Skills interface {
 type Changes interface {
 	// Watch returns a channel woken when the run changes in one of kinds, and the function that
 	// stops watching.
-	Watch(runID string, kinds ...runwatch.Kind) (<-chan struct{}, func())
+	Watch(runID string, kinds ...run.EventKind) (<-chan struct{}, func())
 }
 
 // Deps are what a Worker needs.
@@ -271,7 +270,7 @@ func (w *Worker) watch(runID string) (<-chan struct{}, func()) {
 	if w.changes == nil {
 		return nil, func() {}
 	}
-	return w.changes.Watch(runID, runwatch.Status)
+	return w.changes.Watch(runID, run.StatusEvent)
 }
 
 // finish records the run's end, only while this worker holds the lease.

@@ -15,23 +15,13 @@ import (
 	"time"
 
 	"github.com/motionstudio/platform/pkg/service"
-)
-
-// Kind is what changed in a run: the payload's last part, the run_events kind.
-type Kind string
-
-// Kinds of change.
-const (
-	// Status is a change of the run's status.
-	Status Kind = "status"
-	// Step is a step recorded or updated.
-	Step Kind = "step"
+	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
 )
 
 // key names the watchers of one kind of change of one run.
 type key struct {
 	run  string
-	kind Kind
+	kind run.EventKind
 }
 
 // Hub wakes the watchers of runs; the zero value is not usable, use New.
@@ -50,7 +40,7 @@ func New(poll time.Duration) *Hub {
 // Watch returns a channel that receives (coalesced: at most one wake-up waits) whenever the
 // run changes in one of kinds, and the function that stops watching. Watch before reading what
 // the wake-up announces, so that no change between the read and the wait goes unheard.
-func (h *Hub) Watch(runID string, kinds ...Kind) (<-chan struct{}, func()) {
+func (h *Hub) Watch(runID string, kinds ...run.EventKind) (<-chan struct{}, func()) {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -77,10 +67,10 @@ func (h *Hub) Watch(runID string, kinds ...Kind) (<-chan struct{}, func()) {
 // Notify wakes the watchers a notification's payload ('<run id>:<kind>') names; it never
 // blocks.
 func (h *Hub) Notify(payload string) {
-	run, kind, _ := strings.Cut(payload, ":")
+	runID, kind, _ := strings.Cut(payload, ":")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for ch := range h.watchers[key{run, Kind(kind)}] {
+	for ch := range h.watchers[key{runID, run.EventKind(kind)}] {
 		wake(ch)
 	}
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/httpapi/caller"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/run"
-	"github.com/motionstudio/platform/services/agentteam-svc/internal/runwatch"
 )
 
 // Event stream tuning.
@@ -48,7 +47,7 @@ type statusEvent struct {
 
 // Changes wakes a stream when its run changes, on any replica (runwatch.Hub).
 type Changes interface {
-	Watch(runID string, kinds ...runwatch.Kind) (<-chan struct{}, func())
+	Watch(runID string, kinds ...run.EventKind) (<-chan struct{}, func())
 }
 
 // StreamRunEvents streams the run's events after Last-Event-ID as Server-Sent Events until its
@@ -72,7 +71,7 @@ func (h *Handler) StreamRunEvents(c echo.Context, id openapi_types.UUID, params 
 	}
 	ctx := c.Request().Context()
 	// Watch before the first read, so that no change between a read and the wait goes unheard.
-	changed, stop := h.changes.Watch(id.String(), runwatch.Status, runwatch.Step)
+	changed, stop := h.changes.Watch(id.String(), run.StatusEvent, run.StepEvent)
 	defer stop()
 	current, read, err := h.runs.Events(ctx, member, id.String())
 	if err != nil {
@@ -97,14 +96,14 @@ func (h *Handler) StreamRunEvents(c echo.Context, id openapi_types.UUID, params 
 				return h.streamEnded(ctx, id.String(), err)
 			}
 			after = e.Seq
-			if e.Kind == run.StatusEvent && e.Status.Final() {
+			if e.Kind == run.StatusEvent && !e.Status.Active() {
 				s.flush()
 				return nil
 			}
 		}
 		// A run that had ended before the stream started has sent its final status already
 		// when nothing follows Last-Event-ID.
-		if first && len(events) == 0 && current.Status.Final() {
+		if first && len(events) == 0 && !current.Status.Active() {
 			return nil
 		}
 		if len(events) == run.EventPage {
