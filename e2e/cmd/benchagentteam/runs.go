@@ -64,16 +64,9 @@ func runs(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var last time.Time
+	last, failed := ended(finished)
 	var took []time.Duration
-	failed := 0
 	for _, r := range finished {
-		if r.Status != "Completed" {
-			failed++
-		}
-		if r.FinishedAt.After(last) {
-			last = r.FinishedAt
-		}
 		took = append(took, r.FinishedAt.Sub(r.CreatedAt))
 	}
 	fmt.Printf("%-26s %9.0f runs/s (%d runs at once, %d failed)   queued to finished: p50 %8.3f ms   p99 %8.3f ms\n",
@@ -291,4 +284,17 @@ func (c *apiClient) do(ctx context.Context, method, path string, body *bytes.Rea
 		return nil
 	}
 	return json.NewDecoder(resp.Body).Decode(out)
+}
+
+// ended answers when the last of the runs finished and how many of them did not complete.
+func ended(runs []runRecord) (last time.Time, failed int) {
+	for _, r := range runs {
+		if r.Status != "Completed" {
+			failed++
+		}
+		if r.FinishedAt.After(last) {
+			last = r.FinishedAt
+		}
+	}
+	return last, failed
 }

@@ -71,16 +71,7 @@ func tools(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var last time.Time
-	failed := 0
-	for _, r := range finished {
-		if r.Status != "Completed" {
-			failed++
-		}
-		if r.FinishedAt.After(last) {
-			last = r.FinishedAt
-		}
-	}
+	last, failed := ended(finished)
 	fmt.Printf("%-26s %9.1f runs/s (%d runs at once, %d tool calls each, %d failed)\n",
 		"agentteam-tool-runs-burst", float64(len(finished))/last.Sub(start).Seconds(), len(finished), toolCallsPerRun, failed)
 
