@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/motionstudio/platform/pkg/jobs"
 	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/org"
@@ -69,23 +67,17 @@ func (s *RunWork) AddStep(ctx context.Context, l jobs.Lease, st run.Step) (int, 
 		answer = new(string(raw))
 	}
 	holds, args := runJobs.Holds(l)
+	// A new row: nothing else holds it, so its event trigger taking the run's row after it
+	// cannot deadlock with Cancel or a decision, which lock the run's row first.
 	var seq []int
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		// The run's row first: the step's event trigger locks it after the step, and Cancel and
-		// the decisions lock it before their steps; taking it first keeps one order.
-		if err := lockRun(tx, st.RunID); err != nil {
-			return err
-		}
-		return pgdb.Translate(tx.Raw(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
+	err := s.db.WithContext(ctx).Raw(`INSERT INTO run_steps (run_id, seq, kind, connection_id, prompt_tokens, completion_tokens,
 			asked_for_tools, answer, call_id, mcp_server_id, tool_name, function_name, arguments, risk, status, result, duration_ms)
 		SELECT ?, COALESCE(max(seq), 0) + 1, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM run_steps WHERE run_id = ?
 		HAVING `+holds+` RETURNING seq`,
-			append([]any{st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, answer, st.CallID, st.MCPServerID,
-				st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID}, args...)...).Scan(&seq).Error,
-			"run step")
-	})
+		append([]any{st.RunID, st.Kind, st.ConnectionID, st.PromptTokens, st.CompletionTokens, st.AskedForTools, answer, st.CallID, st.MCPServerID,
+			st.ToolName, st.FunctionName, st.Arguments, st.Risk, st.Status, st.Result, st.Duration.Milliseconds(), st.RunID}, args...)...).Scan(&seq).Error
 	if err != nil {
-		return 0, err
+		return 0, pgdb.Translate(err, "run step")
 	}
 	if len(seq) == 0 {
 		return 0, jobs.ErrLeaseLost
@@ -97,21 +89,16 @@ func (s *RunWork) AddStep(ctx context.Context, l jobs.Lease, st run.Step) (int, 
 // holds the run's job; jobs.ErrLeaseLost otherwise.
 func (s *RunWork) UpdateStep(ctx context.Context, l jobs.Lease, st run.Step) error {
 	holds, args := runJobs.Holds(l)
-	var updated int64
-	err := pgdb.InTx(ctx, s.db, func(tx *gorm.DB) error {
-		if err := lockRun(tx, st.RunID); err != nil {
-			return err
-		}
-		res := tx.Exec(`UPDATE run_steps SET status = ?, result = ?, duration_ms = ?, mcp_server_id = ?, tool_name = ?
-		WHERE run_id = ? AND seq = ? AND `+holds,
-			append([]any{st.Status, st.Result, st.Duration.Milliseconds(), st.MCPServerID, st.ToolName, st.RunID, st.Seq}, args...)...)
-		updated = res.RowsAffected
+	// The run's row is locked first (the subquery runs before the step's row is read): the
+	// step's event trigger locks it after the step, and Cancel and the decisions lock it before
+	// the steps they end, so one order is kept and neither waits on the other in a cycle.
+	res := s.db.WithContext(ctx).Exec(`UPDATE run_steps SET status = ?, result = ?, duration_ms = ?, mcp_server_id = ?, tool_name = ?
+		WHERE run_id = (SELECT id FROM agent_runs WHERE id = ? FOR UPDATE) AND seq = ? AND `+holds,
+		append([]any{st.Status, st.Result, st.Duration.Milliseconds(), st.MCPServerID, st.ToolName, st.RunID, st.Seq}, args...)...)
+	if res.Error != nil {
 		return pgdb.Translate(res.Error, "run step")
-	})
-	if err != nil {
-		return err
 	}
-	if updated == 0 {
+	if res.RowsAffected == 0 {
 		return jobs.ErrLeaseLost
 	}
 	return nil
