@@ -20,12 +20,10 @@
 # queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
 # categories and tags, pages 1-5), each listing line again under writes (a writer committing 20
 # catalog changes a second; the table after them holds each line's share and p99 without and
-# under writes, the changes' commit-to-visible freshness, the listing pages that read cards from
-# Postgres, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
+# under writes, the changes' commit-to-visible freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
 # (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
-# beside md5sum of the same bytes. The EXPLAIN ANALYZE plan of the catalog's one query (cards
-# by id) goes to .state/bench/plans.txt, with a one-line summary.
+# beside md5sum of the same bytes.
 #
 # agentteam: agentteam-svc, the real binary on 127.0.0.1:18083 with its own database
 # (agentteam_bench, dropped and created again) and NATS prefix (bench_agentteam), trusting a JWKS
@@ -242,13 +240,9 @@ bench_content() {
 			kinds+=("$kind")
 		fi
 	done
-	local reads="content_catalog_card_reads_total"
-	declare -A card_reads=()
 	for kind in "${kinds[@]}"; do
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
-		card_reads[$kind]="$(metric "$addr" "$reads")"
 		attack "templates-$kind" <"$OUT/targets-$kind.txt"
-		card_reads[$kind]="$(($(metric "$addr" "$reads") - ${card_reads[$kind]}))"
 	done
 	# Listings under writes: each listing line again while a writer commits 20 catalog changes a
 	# second (e2e/cmd/benchcontent writes: use counts, templates leaving and entering), each one
@@ -258,10 +252,8 @@ bench_content() {
 		"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
 			-name "templates-$kind-under-writes" >"$OUT/writes-$kind.txt" 2>&1 &
 		local writer=$!
-		card_reads[$kind-w]="$(metric "$addr" "$reads")"
 		attack "templates-$kind-under-writes" <"$OUT/targets-$kind.txt"
 		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
-		card_reads[$kind-w]="$(($(metric "$addr" "$reads") - ${card_reads[$kind-w]}))"
 	done
 	((${#kinds[@]} == 0)) || under_writes "${kinds[@]}"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
@@ -275,12 +267,6 @@ bench_content() {
 	PPROF=
 	((${#profiling[@]} == 0)) || wait "${profiling[@]}" || true
 	printf '%-26s %s MiB\n' "content-svc peak RSS" "$(peak_rss_mb "$content_pid")"
-
-	if wanted catalog-plan; then
-		echo
-		echo "catalog query plan (EXPLAIN ANALYZE, full plan in .state/bench/plans.txt)"
-		"$OUT/benchcontent" plans -dsn "$dsn" -out "$OUT/plans.txt"
-	fi
 
 	echo
 	printf '%-40s %s s\n' "seed $containers templates (SQL + VACUUM ANALYZE)" "$SEED_SECONDS"
@@ -300,9 +286,6 @@ bench_content() {
 	printf '%-40s %.2f s   %.0f MB/s\n' "md5sum of the same bytes" "$md5_seconds" "$(echo "$UPLOAD_SIZE / 1000000 / $md5_seconds" | bc -l)"
 }
 
-# metric ADDR NAME prints the value of the service's metric NAME (0 when absent).
-metric() { curl -fsS "http://$1/metrics" | awk -v name="$2" '$1 == name { v = $2 } END { printf "%d", v }'; }
-
 # line_of NAME prints an attack's throughput and p99 (ms) from its JSON report.
 line_of() {
 	awk '
@@ -313,28 +296,26 @@ line_of() {
 }
 
 # under_writes KIND... prints, for each listing line, its share of the ceiling without and
-# under writes, their ratio and p99s, the freshness of the changes committed meanwhile, the
-# listing pages that read cards from Postgres (card_reads), and PASS or MISS for each goal:
-# share under writes at least 80 % of the share without, p99 under writes below twice the p99
-# without, freshness p99 below 1 s, and no card read from Postgres.
+# under writes, their ratio and p99s, the freshness of the changes committed meanwhile, and
+# PASS or MISS for each goal: share under writes at least 80 % of the share without, p99 under
+# writes below twice the p99 without, and freshness p99 below 1 s.
 under_writes() {
 	echo
-	echo "listings under writes (20 changes/s; goals: share >= 80 % of its own without writes, p99 < 2x its own, freshness p99 < 1 s, 0 card reads)"
-	printf '%-14s %8s %8s %6s %4s  %9s %9s %4s  %9s %9s %4s  %11s %4s\n' line share w-share ratio ok \
-		p99-ms w-p99-ms ok fresh-p50 fresh-p99 ok card-reads ok
+	echo "listings under writes (20 changes/s; goals: share >= 80 % of its own without writes, p99 < 2x its own, freshness p99 < 1 s)"
+	printf '%-14s %8s %8s %6s %4s  %9s %9s %4s  %9s %9s %4s\n' line share w-share ratio ok \
+		p99-ms w-p99-ms ok fresh-p50 fresh-p99 ok
 	local kind tp p99 wtp wp99 f50 f99 missed=0
 	for kind in "$@"; do
 		read -r tp p99 <<<"$(line_of "templates-$kind")"
 		read -r wtp wp99 <<<"$(line_of "templates-$kind-under-writes")"
 		read -r f50 f99 <<<"$(awk '{ for (i = 1; i < NF; i++) { if ($i == "p50") p50 = $(i + 1); if ($i == "p99") p99 = $(i + 1) } } END { printf "%s %s", p50 + 0, p99 + 0 }' "$OUT/writes-$kind.txt")"
-		awk -v k="$kind" -v c="$CEILING" -v tp="$tp" -v p99="$p99" -v wtp="$wtp" -v wp99="$wp99" -v f50="$f50" -v f99="$f99" \
-			-v reads="${card_reads[$kind]}/${card_reads[$kind-w]}" -v r0="${card_reads[$kind]}" -v r1="${card_reads[$kind-w]}" '
+		awk -v k="$kind" -v c="$CEILING" -v tp="$tp" -v p99="$p99" -v wtp="$wtp" -v wp99="$wp99" -v f50="$f50" -v f99="$f99" '
 			function verdict(ok) { if (!ok) missed = 1; return ok ? "PASS" : "MISS" }
 			BEGIN {
 				ratio = tp > 0 ? wtp / tp : 0
-				printf "%-14s %7.1f%% %7.1f%% %5.0f%% %4s  %9.2f %9.2f %4s  %9.2f %9.2f %4s  %11s %4s\n", k,
+				printf "%-14s %7.1f%% %7.1f%% %5.0f%% %4s  %9.2f %9.2f %4s  %9.2f %9.2f %4s\n", k,
 					100 * tp / c, 100 * wtp / c, 100 * ratio, verdict(ratio >= 0.8), p99, wp99, verdict(wp99 < 2 * p99),
-					f50, f99, verdict(f99 > 0 && f99 < 1000), reads, verdict(r0 + r1 == 0)
+					f50, f99, verdict(f99 > 0 && f99 < 1000)
 				exit missed
 			}' || missed=1
 	done

@@ -2,7 +2,6 @@
 //
 //	benchcontent token  -addr A -out F             serve a JWKS on A, write a 24-hour admin token to F
 //	benchcontent seed   -dsn D -containers N       seed the catalog and one 50 × 20 project
-//	benchcontent plans  -dsn D -out F              EXPLAIN ANALYZE the catalog's one query into F
 //	benchcontent targets -dsn D -base U -kind K ... write an attack of many distinct catalog queries
 //	benchcontent writes -dsn D -base U -token T    commit catalog changes during an attack, print their freshness
 //	benchcontent upload -base U -token-file F ...  complete a multipart AEP upload, timed
@@ -19,7 +18,7 @@ import (
 	"syscall"
 )
 
-const usage = "usage: benchcontent token|seed|plans|targets|writes|upload|purge [flags]"
+const usage = "usage: benchcontent token|seed|targets|writes|upload|purge [flags]"
 
 func main() {
 	if len(os.Args) < 2 {
@@ -29,7 +28,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	commands := map[string]func(context.Context, []string) error{
-		"token": token, "seed": seed, "plans": plans, "upload": upload, "purge": purge, "targets": targets,
+		"token": token, "seed": seed, "upload": upload, "purge": purge, "targets": targets,
 		"writes": writes,
 	}
 	run, ok := commands[os.Args[1]]

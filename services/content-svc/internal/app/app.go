@@ -130,7 +130,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	// Catalog listings are answered by each process's listing index, kept change by change.
 	catalogStore := store.NewCatalog(a.db)
 	listings, err = cache.NewCatalog(catalogStore, catalogStore, cache.Options{
-		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Cards: cfg.Catalog.IndexCards, Poll: cfg.Catalog.IndexPoll}, log, a.server.Registry)
+		MaxTemplates: cfg.Catalog.IndexMaxTemplates, Poll: cfg.Catalog.IndexPoll}, log, a.server.Registry)
 	if err != nil {
 		return nil, err
 	}

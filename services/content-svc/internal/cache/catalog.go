@@ -57,17 +57,12 @@ type Lister interface {
 	// ListingChanges reads the templates changed after since, as they are now, and answers
 	// the version read, or catalog.ErrListingGap.
 	ListingChanges(ctx context.Context, since catalog.ListingVersion, v func(catalog.ListingRow) error) (catalog.ListingVersion, error)
-	// TemplateCards answers the cards of templates by id.
-	TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error)
 }
 
 // Options bound and tune the index.
 type Options struct {
 	// MaxTemplates is the largest catalog indexed; a larger one fails readiness.
 	MaxTemplates int
-	// Cards is how many cards the index keeps, of the most used templates when read; a page
-	// showing others reads their cards by id.
-	Cards int
 	// Poll is how often the catalog's version is read when no notification came.
 	Poll time.Duration
 }
@@ -84,7 +79,6 @@ type Catalog struct {
 	templates prometheus.Gauge
 	applies   prometheus.Histogram
 	reloads   prometheus.Counter
-	cardReads prometheus.Counter
 
 	mu sync.RWMutex // guards ix and everything it holds
 	ix *index
@@ -122,12 +116,8 @@ func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg
 			Name: "content_catalog_index_reloads_total",
 			Help: "Reads of the whole catalog into the listing index (the first one included).",
 		}),
-		cardReads: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "content_catalog_card_reads_total",
-			Help: "Listing pages that read cards from Postgres (templates past the index's kept cards): a listing's only query.",
-		}),
 	}
-	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads, c.cardReads} {
+	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads} {
 		if err := reg.Register(m); err != nil {
 			return nil, err
 		}
@@ -204,28 +194,13 @@ func (c *Catalog) Sync(ctx context.Context) {
 	}
 }
 
-// errCardsGone says that the templates of a page left the database before their cards were read.
-var errCardsGone = errors.New("cache: templates of the page are gone")
-
 // Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
-// the index; apperr Unavailable before the catalog is read.
-func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
-	for range 3 {
-		cards, total, err := c.templates1(ctx, q)
-		if !errors.Is(err, errCardsGone) {
-			return cards, total, err
-		}
-	}
-	return nil, 0, apperr.Wrap(errCardsGone, apperr.Unavailable, "catalog_changing", "The catalog is changing; try again.")
-}
-
-// templates1 answers q once: the page and total under the read lock, then the cards the index
-// does not keep, by id, without it.
-func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+// the index alone; apperr Unavailable before the catalog is read.
+func (c *Catalog) Templates(_ context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
 	c.mu.RLock()
+	defer c.mu.RUnlock()
 	ix := c.ix
 	if ix == nil {
-		c.mu.RUnlock()
 		return nil, 0, apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
 	}
 	m := ix.compile(q)
@@ -233,31 +208,8 @@ func (c *Catalog) templates1(ctx context.Context, q catalog.TemplateQuery) ([]ca
 	total := m.count()
 	m.release()
 	cards := make([]catalog.TemplateCard, len(entries))
-	var (
-		ids    []string
-		places []int
-	)
 	for i, e := range entries {
-		if ix.cards[e] != nil {
-			cards[i] = ix.templateCard(e)
-		} else {
-			ids, places = append(ids, ix.ids[e].String()), append(places, i)
-		}
-	}
-	c.mu.RUnlock()
-	if len(ids) == 0 {
-		return cards, total, nil
-	}
-	c.cardReads.Inc()
-	read, err := c.src.TemplateCards(ctx, ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	if len(read) != len(ids) {
-		return nil, 0, errCardsGone
-	}
-	for i, p := range places {
-		cards[p] = read[i]
+		cards[i] = ix.templateCard(e)
 	}
 	return cards, total, nil
 }

@@ -84,21 +84,22 @@ type keys struct {
 //     tested instead (their bit of the slot is cleared, or read, in each), so that the common
 //     words of every template are not listed a million times. A record replaced leaves
 //     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
-//   - Names: one after another in names, each its length (uvarint) and bytes, slot s's at
-//     nameAt[s] (0, an empty name, when none): 4 bytes a slot rather than a 16-byte string and
-//     an allocation. A name changed or dropped leaves garbage (nameGarbage); past half of
-//     names, they are copied anew. A use counted keeps the name where it is.
-//   - Cards: those of up to maxCards templates (the most used when read), each only what the
-//     slot does not hold (keptCard; templateCard puts the card together); a page showing
-//     others reads them by id. Their strings read with the whole catalog are copied into
-//     chunks (arena), not kept as the driver's strings, each its own allocation; lexemes are
-//     copied into lexBytes (a lexeme parsed from a template's list held the whole list).
+//   - Names: a record each in names (records.go: the bytes one after another, an offset a
+//     slot), rather than a 16-byte string and an allocation.
+//   - Cards: every template's, a record each in cards holding only what the slot does not
+//     (its rating count, mockup flag, slug and media, and its aspect list's place among the
+//     distinct lists, aspectLists: a catalog has a few dozen); templateCard decodes it. No
+//     template has a heap object or a string of its own: what the driver read is copied
+//     (lexemes into lexBytes too; a lexeme parsed from a template's list held the whole list).
 //
 // Measured at 1,000,001 templates (the bench's catalog: 11.3 lexemes a template, one of them
-// its own number; cards for the 100,000 most used): 196.7 MB in use, 197 bytes a template:
-// 84 of slot arrays (ids 16, keys 24, name and record offsets 8, card pointer 8, places and
-// labels 32), 31 of name, 8 of slot table, 23 a lexeme (1,000,029), 23 MB of bitmaps, about
-// 140 a kept card (ADR 0185). size estimates it (197.8 MB there).
+// its own number) when only the 100,000 most used kept a card: 196.7 MB in use, 197 bytes a
+// template: 84 of slot arrays (ids 16, keys 24, name and record offsets 8, card pointer 8,
+// places and labels 32), 31 of name, 8 of slot table, 23 a lexeme (1,000,029), 23 MB of
+// bitmaps, about 140 a kept card (ADR 0185). Every card now takes its offset (4) and record
+// (7 or 8 bytes and its strings; 19.4 with the bench's slugs, 'bench-N', and no media) in
+// place of the pointer and the kept cards: 23.4 bytes a template, about 198 in all by that
+// count (ADR 0195). size estimates it.
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
@@ -109,21 +110,18 @@ type index struct {
 	at          catalog.ListingVersion // the catalog version it holds
 	ids         []uuid.UUID
 	keys        []keys
-	nameAt      []uint32
-	names       []byte
-	nameGarbage int // bytes of names no slot's name is
+	names       records
+	cards       records
+	aspectLists [][]string     // the cards' distinct aspect lists, the empty one first
+	aspectIDs   map[string]int // each one's place in aspectLists, by its aspects joined by commas
 	lexAt       []int32
 	lexes       []int32
 	lexGarbage  int // entries of lexes no slot's record holds
-	cards       []*keptCard
-	kept        int // cards held
 	alive       []uint64
 	n           int // slots in use
 	free        []int32
 	slot        table
 	seed        maphash.Seed
-	text        arena
-	aspectSets  map[string][]string // the cards' aspect lists, one of each
 
 	premium                    *entrySet
 	modes, aspects, cats, tags map[string]*entrySet
@@ -139,7 +137,6 @@ type index struct {
 	many     []postings
 	bitmaps  []int32
 
-	maxCards int
 	building bool // rows are added in bulk and finish orders and encodings once
 
 	// pool holds one scratch, or nil until it is made, per query that may run at once: a
@@ -148,12 +145,13 @@ type index struct {
 	pool chan *scratch
 }
 
-// newIndex answers an empty index keeping up to maxCards cards, with scratches for queries
-// concurrent queries, in bulk mode until finish.
-func newIndex(maxCards, queries int) *index {
-	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: []byte{0}, aspectSets: map[string][]string{}, premium: &entrySet{},
+// newIndex answers an empty index with scratches for queries concurrent queries, in bulk mode
+// until finish.
+func newIndex(queries int) *index {
+	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: newRecords(), cards: newRecords(),
+		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
-		tags: map[string]*entrySet{}, maxCards: maxCards, building: true, pool: make(chan *scratch, queries)}
+		tags: map[string]*entrySet{}, building: true, pool: make(chan *scratch, queries)}
 	for range queries {
 		ix.pool <- nil
 	}
@@ -163,8 +161,8 @@ func newIndex(maxCards, queries int) *index {
 // reserve makes room for n templates read in bulk, so that the slots' arrays do not grow (each
 // growth holds the old array beside the new one until it is copied) while the catalog is read.
 func (ix *index) reserve(n int) {
-	ix.ids, ix.keys, ix.nameAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]uint32, 0, n)
-	ix.lexAt, ix.cards = make([]int32, 0, n), make([]*keptCard, 0, n)
+	ix.ids, ix.keys, ix.lexAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]int32, 0, n)
+	ix.names.at, ix.cards.at = make([]uint32, 0, n), make([]uint32, 0, n)
 	ix.alive = make([]uint64, 0, (n+63)/64)
 	for o := range nOrders {
 		ix.orders[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
@@ -209,7 +207,6 @@ func (ix *index) finish() {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
 	ix.compactLexes()
-	ix.text = arena{}
 }
 
 // compare orders slots a and b in order o.
@@ -264,7 +261,7 @@ var errBroken = errors.New("cache: the catalog index could not be put back after
 // the templates back as they were, the latest first, and checks the orders and counts. It
 // answers the failure, wrapping errBroken when the index could not be put back.
 func (ix *index) applyAll(rows []catalog.ListingRow) error {
-	undo := make([]prior, 0, len(rows))
+	undo := make([]catalog.ListingRow, 0, len(rows))
 	err := safely(func() error {
 		for _, r := range rows {
 			p, err := ix.prior(r.ID)
@@ -283,7 +280,9 @@ func (ix *index) applyAll(rows []catalog.ListingRow) error {
 	}
 	if back := safely(func() error {
 		for i := len(undo) - 1; i >= 0; i-- {
-			ix.restore(undo[i])
+			if err := ix.apply(undo[i]); err != nil {
+				return err
+			}
 		}
 		return ix.check()
 	}); back != nil {
@@ -292,26 +291,20 @@ func (ix *index) applyAll(rows []catalog.ListingRow) error {
 	return err
 }
 
-// prior is a template as the index held it before a change: its row (not Live when it was not
-// in the catalog) and card.
-type prior struct {
-	row  catalog.ListingRow
-	card *keptCard
-}
-
-// prior answers the template id as the index holds it.
-func (ix *index) prior(id string) (prior, error) {
+// prior answers the template id as the index holds it, its card too: a row that puts it back as
+// it is (not Live when it is not in the catalog).
+func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	u, err := uuid.Parse(id)
 	if err != nil {
-		return prior{}, fmt.Errorf("cache: listing row: %w", err)
+		return catalog.ListingRow{}, fmt.Errorf("cache: listing row: %w", err)
 	}
 	s, ok := ix.slotOf(u)
 	if !ok {
-		return prior{row: catalog.ListingRow{ID: id}}, nil
+		return catalog.ListingRow{ID: id}, nil
 	}
 	k := ix.keys[s]
 	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: ix.name(s),
+		UseCount: k.use, RateAvg: k.rate, Name: ix.name(s), Card: ix.templateCard(s),
 		Aspects: having(ix.aspects, s), CategoryIDs: having(ix.cats, s), TagIDs: having(ix.tags, s)}
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]
@@ -326,7 +319,7 @@ func (ix *index) prior(id string) (prior, error) {
 			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
 		}
 	}
-	return prior{row: r, card: ix.cards[s]}, nil
+	return r, nil
 }
 
 // having answers the values of sets that hold slot s.
@@ -369,23 +362,6 @@ func (ix *index) weight(l, s int32) uint8 {
 	return 0
 }
 
-// restore puts a template back as p holds it, its card too.
-func (ix *index) restore(p prior) {
-	if err := ix.apply(p.row); err != nil {
-		panic(err) // its id parsed when p was taken
-	}
-	s, ok := ix.slotOf(uuid.MustParse(p.row.ID))
-	if !ok {
-		return
-	}
-	if ix.cards[s] != nil {
-		ix.kept--
-	}
-	if ix.cards[s] = p.card; p.card != nil {
-		ix.kept++
-	}
-}
-
 // check verifies the counts and orders: the slots in use, the slot map and each order agree,
 // and each order is sorted by its keys and its labels. It reads every slot (some 50 ms at a
 // million templates), so it runs only after a failed batch was put back.
@@ -417,9 +393,9 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
-		ix.nameAt = append(ix.nameAt, 0)
+		ix.names.at = append(ix.names.at, 0)
+		ix.cards.at = append(ix.cards.at, 0)
 		ix.lexAt = append(ix.lexAt, 0)
-		ix.cards = append(ix.cards, nil)
 		for o := range nOrders {
 			ix.ranks[o] = append(ix.ranks[o], -1)
 		}
@@ -459,13 +435,10 @@ func (ix *index) takeOut(s int32, staying bool) {
 		ix.alive[s/64] &^= 1 << (s % 64)
 		ix.n--
 	}
-	if ix.cards[s] != nil && !staying {
-		ix.cards[s] = nil
-		ix.kept--
-	}
 	if !staying {
 		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
-		ix.dropName(s)
+		ix.names.drop(s, ix.building)
+		ix.cards.drop(s, ix.building)
 		ix.free = append(ix.free, s)
 	}
 }
@@ -552,7 +525,7 @@ func (ix *index) spread(o, lo, hi int) {
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg}
-	ix.setName(s, r.Name)
+	ix.names.set(s, unsafe.Slice(unsafe.StringData(r.Name), len(r.Name)), ix.building) // #nosec G103 -- read only
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
@@ -598,12 +571,8 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 		ix.alive[s/64] |= 1 << (s % 64)
 		ix.n++
 	}
-	if ix.cards[s] != nil || ix.kept < ix.maxCards {
-		if ix.cards[s] == nil {
-			ix.kept++
-		}
-		ix.cards[s] = ix.card(r)
-	}
+	var card [64]byte
+	ix.cards.set(s, ix.appendCard(card[:0], r.Card), ix.building)
 }
 
 // addTo adds s to the set of value in sets.
@@ -776,61 +745,8 @@ func (ix *index) densifyLexeme(l int32) {
 	ix.bitmaps = append(ix.bitmaps, l)
 }
 
-// name answers slot s's name: a view of names, whose bytes are never written again (they are
-// copied when names grows or is copied anew; the view keeps the old ones).
-func (ix *index) name(s int32) string {
-	at := ix.nameAt[s]
-	n, k := binary.Uvarint(ix.names[at:])
-	if n == 0 {
-		return ""
-	}
-	return unsafe.String(&ix.names[int(at)+k], n) // #nosec G103 -- see above
-}
-
-// setName makes name slot s's name: kept when it is already (a use counted keeps its name),
-// else appended to names.
-func (ix *index) setName(s int32, name string) {
-	if ix.name(s) == name {
-		return
-	}
-	ix.dropName(s)
-	if name == "" {
-		return
-	}
-	at := uint32(len(ix.names)) // #nosec G115 -- copied anew past half garbage
-	ix.names = binary.AppendUvarint(ix.names, uint64(len(name)))
-	ix.names = append(ix.names, name...)
-	ix.nameAt[s] = at
-}
-
-// dropName drops slot s's name, and copies the names anew once more than half of names is
-// dropped ones.
-func (ix *index) dropName(s int32) {
-	if at := ix.nameAt[s]; at != 0 {
-		n, k := binary.Uvarint(ix.names[at:])
-		ix.nameGarbage += k + int(n) // #nosec G115 -- a name's length
-		ix.nameAt[s] = 0
-	}
-	if !ix.building && 2*ix.nameGarbage > len(ix.names) {
-		ix.compactNames()
-	}
-}
-
-// compactNames copies the slots' names anew, without the dropped ones, with room for an eighth
-// more (as compactLexes), so that the next changes do not copy them again at once.
-func (ix *index) compactNames() {
-	size := len(ix.names) - ix.nameGarbage
-	names := make([]byte, 1, size+size/8)
-	for s, at := range ix.nameAt {
-		if at == 0 {
-			continue
-		}
-		n, k := binary.Uvarint(ix.names[at:])
-		ix.nameAt[s] = uint32(len(names))                       // #nosec G115 -- at most the old names
-		names = append(names, ix.names[at:int(at)+k+int(n)]...) // #nosec G115 -- a name's length
-	}
-	ix.names, ix.nameGarbage = names, 0
-}
+// name answers slot s's name, a view of names.
+func (ix *index) name(s int32) string { return ix.names.text(s) }
 
 // lexesOf answers slot s's record of lexemes.
 func (ix *index) lexesOf(s int32) []int32 {
@@ -884,38 +800,73 @@ func (ix *index) compactLexes() {
 	ix.lexes, ix.lexGarbage = lexes, 0
 }
 
-// keptCard is what the index keeps of a template's card beyond what it holds anyway: the
-// card's id, name, premium, mode, rating and uses are the slot's (templateCard). 112 bytes
-// and the strings, rather than a catalog.TemplateCard's 176 and its own copies.
-type keptCard struct {
-	slug, image, demo, miniDemo string
-	aspects                     []string
-	rateCount                   int
-	mockup                      bool
-}
+// maxAspectLists bounds the distinct aspect lists the cards share (a catalog has a few dozen);
+// a card with another list holds it itself.
+const maxAspectLists = 1024
 
-// card answers the card of r's template to keep. Cards read with the whole catalog keep their
-// strings in the arena; cards share their aspect lists.
-func (ix *index) card(r catalog.ListingRow) *keptCard {
-	c := &keptCard{slug: r.Card.Slug, image: r.Card.Image, demo: r.Card.Demo, miniDemo: r.Card.MiniDemo,
-		aspects: r.Card.AvailableAspects, rateCount: r.Card.RateCount, mockup: r.Card.IsMockup}
-	if len(c.aspects) > 0 {
-		key := strings.Join(c.aspects, ",")
-		if same, ok := ix.aspectSets[key]; ok {
-			c.aspects = same
-		} else if len(ix.aspectSets) < maxAspectSets {
-			ix.aspectSets[key] = c.aspects
+// appendCard appends to b the record of card c: what the slot does not hold (the card's id,
+// name, premium, mode, rating and uses are the slot's), as uvarints and strings (a uvarint
+// length and bytes): its rating count, its aspect list's place in aspectLists (past the bound,
+// maxAspectLists and the list itself, joined by commas) and mockup flag, its slug, image, demo
+// and mini demo.
+func (ix *index) appendCard(b []byte, c catalog.TemplateCard) []byte {
+	var joined [64]byte
+	key := joined[:0]
+	for i, a := range c.AvailableAspects {
+		if i > 0 {
+			key = append(key, ',')
 		}
+		key = append(key, a...)
 	}
-	if ix.building {
-		c.slug, c.image, c.demo, c.miniDemo = ix.text.copy(c.slug), ix.text.copy(c.image), ix.text.copy(c.demo), ix.text.copy(c.miniDemo)
+	list, ok := ix.aspectIDs[string(key)]
+	if !ok && len(ix.aspectLists) < maxAspectLists {
+		list, ok = len(ix.aspectLists), true
+		ix.aspectIDs[string(key)] = list
+		ix.aspectLists = append(ix.aspectLists, c.AvailableAspects)
 	}
-	return c
+	if !ok {
+		list = maxAspectLists
+	}
+	mockup := 0
+	if c.IsMockup {
+		mockup = 1
+	}
+	b = binary.AppendUvarint(b, uint64(c.RateCount))    // #nosec G115 -- a count (a negative one reads back)
+	b = binary.AppendUvarint(b, uint64(list<<1|mockup)) // #nosec G115 -- at most maxAspectLists
+	if list == maxAspectLists {
+		b = appendText(b, key)
+	}
+	for _, text := range []string{c.Slug, c.Image, c.Demo, c.MiniDemo} {
+		b = appendText(b, text)
+	}
+	return b
 }
 
-// templateCard answers slot s's card, which the index keeps (cards[s] is not nil).
+// appendText appends text's length (uvarint) and bytes to b.
+func appendText[T string | []byte](b []byte, text T) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(text))), text...)
+}
+
+// templateCard answers slot s's card, decoding its record (appendCard); its strings share one
+// allocation rather than view the index's bytes.
 func (ix *index) templateCard(s int32) catalog.TemplateCard {
-	c, k := ix.cards[s], ix.keys[s]
+	rec, k := ix.cards.of(s), ix.keys[s]
+	rateCount, i := binary.Uvarint(rec)
+	list, j := binary.Uvarint(rec[i:])
+	rec = rec[i+j:]
+	text, at := string(rec), 0
+	next := func() string {
+		n, w := binary.Uvarint(rec[at:])
+		from := at + w
+		at = from + int(n) // #nosec G115 -- a string's length
+		return text[from:at]
+	}
+	var aspects []string
+	if list>>1 < maxAspectLists {
+		aspects = ix.aspectLists[list>>1]
+	} else {
+		aspects = strings.Split(next(), ",")
+	}
 	var mode string
 	for v, set := range ix.modes {
 		if set.has(s) {
@@ -923,13 +874,10 @@ func (ix *index) templateCard(s int32) catalog.TemplateCard {
 			break
 		}
 	}
-	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: c.slug, Name: strings.Clone(ix.name(s)), Image: c.image,
-		Demo: c.demo, MiniDemo: c.miniDemo, IsPremium: ix.premium.has(s), IsMockup: c.mockup, PrimaryMode: mode,
-		RateAvg: k.rate, RateCount: c.rateCount, UseCount: k.use, AvailableAspects: c.aspects}
+	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: next(), Name: strings.Clone(ix.name(s)), Image: next(),
+		Demo: next(), MiniDemo: next(), IsPremium: ix.premium.has(s), IsMockup: list&1 != 0, PrimaryMode: mode,
+		RateAvg: k.rate, RateCount: int(rateCount), UseCount: k.use, AvailableAspects: aspects} // #nosec G115 -- appended from an int
 }
-
-// maxAspectSets bounds the distinct aspect lists the cards share (a catalog has a few dozen).
-const maxAspectSets = 1024
 
 // entrySet is the slots having one filter value: a sorted list while it is sparse, a bitmap
 // once the list would take more room (past 1/32 of the slots). n counts its slots.
@@ -1418,20 +1366,13 @@ func window(entries []int32, offset, limit int) []int32 {
 	return slices.Clone(entries[offset:min(len(entries), offset+limit)])
 }
 
-// size estimates the bytes the index holds: per slot its id (16), keys (24), name (its offset,
-// length and bytes), record of lexemes, orders' places and labels (32), card pointer (8) and
-// the slot table's cells;
-// per lexeme its text, its offset (4), postings word (4), place in byText (4) and table cells;
-// the lists and bitmaps of postings and of the filter values; the cards kept.
+// size estimates the bytes the index holds: per slot its id (16), keys (24), name and card
+// (records: their offsets and bytes), record of lexemes, orders' places and labels (32) and the
+// slot table's cells; per lexeme its text, its offset (4), postings word (4), place in byText
+// (4) and table cells; the lists and bitmaps of postings and of the filter values.
 func (ix *index) size() int {
-	n := 48*len(ix.ids) + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) + 8*len(ix.alive) + 8*nOrders*len(ix.ids) +
-		4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
-	for s, c := range ix.cards {
-		n += 5 + len(ix.name(int32(s))) // #nosec G115 -- bounded by the slots
-		if c != nil {
-			n += cardSize(c)
-		}
-	}
+	n := 40*len(ix.ids) + ix.names.size() + ix.cards.size() + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) +
+		8*len(ix.alive) + 8*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for v, s := range sets {
 			n += len(v) + s.size()
@@ -1445,9 +1386,4 @@ func (ix *index) size() int {
 		}
 	}
 	return n
-}
-
-// cardSize estimates the bytes of a kept card (its aspects are shared).
-func cardSize(c *keptCard) int {
-	return 112 + len(c.slug) + len(c.image) + len(c.demo) + len(c.miniDemo)
 }

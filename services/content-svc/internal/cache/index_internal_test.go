@@ -87,7 +87,8 @@ func answer(ix *index, q catalog.TemplateQuery, offset, limit int) ([]string, in
 }
 
 // randomRow is a template whose filters, keys and words vary with their shares: some values
-// and lexemes are in few templates (lists), others in many (bitmaps), and keys tie.
+// and lexemes are in few templates (lists), others in many (bitmaps), and keys tie; its card
+// has the row's fields (as the store's rows do) and its own slug, media, rating count and flag.
 func randomRow(r *rand.Rand, id string) catalog.ListingRow {
 	pick := func(p float64) bool { return r.Float64() < p }
 	row := catalog.ListingRow{ID: id, Live: true, IsPremium: pick(0.02), PrimaryMode: "video", UseCount: r.Int64N(20),
@@ -123,12 +124,20 @@ func randomRow(r *rand.Rand, id string) catalog.ListingRow {
 			row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: t, Weight: uint8(r.IntN(4))}) // #nosec G115 -- below 4
 		}
 	}
+	row.Card = catalog.TemplateCard{ContainerID: id, Slug: fmt.Sprintf("s-%d", r.IntN(1000)), Name: row.Name, IsPremium: row.IsPremium,
+		IsMockup: pick(0.1), PrimaryMode: row.PrimaryMode, RateAvg: row.RateAvg, RateCount: r.IntN(300), UseCount: row.UseCount,
+		AvailableAspects: append([]string{}, row.Aspects...)}
+	if pick(0.3) {
+		row.Card.Image, row.Card.Demo = fmt.Sprintf("https://cdn.example/%d.png", r.IntN(100)), "https://cdn.example/demo.mp4"
+	}
 	return row
 }
 
-// sameAnswers expects ix to answer filtered, sorted and searched pages as a scan of rows does.
+// sameAnswers expects ix to answer filtered, sorted and searched pages as a scan of rows does,
+// and to show each template's card as its row has it.
 func sameAnswers(ix *index, rows map[string]catalog.ListingRow) {
 	GinkgoHelper()
+	sameCards(ix, rows)
 	yes := true
 	for _, q := range []catalog.TemplateQuery{{Sort: catalog.SortNewest}, {Sort: catalog.SortPopular, TagIDs: []string{"t1"}},
 		{Sort: catalog.SortRate, IsPremium: &yes}, {Sort: catalog.SortAZ, Mode: "photo"}, {Sort: catalog.SortAZ, CategoryID: "c2"},
@@ -142,10 +151,23 @@ func sameAnswers(ix *index, rows map[string]catalog.ListingRow) {
 	}
 }
 
+// sameCards expects ix to show each template's card as its row has it, with the row's name,
+// premium flag, mode, rating and uses (changed since the card was drawn).
+func sameCards(ix *index, rows map[string]catalog.ListingRow) {
+	GinkgoHelper()
+	for id, row := range rows {
+		s, ok := ix.slotOf(uuid.MustParse(id))
+		Expect(ok).To(BeTrue(), id)
+		want := row.Card
+		want.Name, want.IsPremium, want.PrimaryMode, want.RateAvg, want.UseCount = row.Name, row.IsPremium, row.PrimaryMode, row.RateAvg, row.UseCount
+		Expect(ix.templateCard(s)).To(Equal(want), id)
+	}
+}
+
 // filled answers an index of catalogSize random templates and its rows.
 func filled(r *rand.Rand) (*index, map[string]catalog.ListingRow, []string) {
 	rows := map[string]catalog.ListingRow{}
-	ix := newIndex(catalogSize, 1)
+	ix := newIndex(1)
 	var ids []string
 	for range catalogSize {
 		row := randomRow(r, uuid.NewString())
@@ -161,7 +183,6 @@ var _ = Describe("a batch of changes", func() {
 	It("is undone when a change in its middle panics half applied, the index answering as before the batch", func() {
 		r := rand.New(rand.NewPCG(5, 6)) // #nosec G404 -- test data
 		ix, rows, ids := filled(r)
-		kept := ix.kept
 		broken := randomRow(r, ids[3])
 		broken.Lexemes = append(broken.Lexemes, catalog.ListingLexeme{Text: "quokka", Weight: 3})
 		broken.IsPremium, broken.TagIDs = true, append(broken.TagIDs, "t2")
@@ -176,7 +197,6 @@ var _ = Describe("a batch of changes", func() {
 		Expect(err).NotTo(MatchError(errBroken))
 		ix.byText = byText
 		Expect(ix.n).To(Equal(len(rows)))
-		Expect(ix.kept).To(Equal(kept))
 		sameAnswers(ix, rows)
 
 		for _, row := range batch {
@@ -218,12 +238,12 @@ var _ = Describe("a batch of changes", func() {
 })
 
 var _ = Describe("the index in memory", func() {
-	It("keeps words of one template, renames and taken-out templates exact while names and word records are copied anew", func() {
+	It("keeps words of one template, renames, cards and taken-out templates exact while names, cards and word records are copied anew", func() {
 		r := rand.New(rand.NewPCG(12, 13)) // #nosec G404 -- test data
 		ix, rows, ids := filled(r)
-		names, records := 0, 0
+		names, cards, records := 0, 0, 0
 		for i := range 4 * catalogSize {
-			nameGarbage, lexGarbage := ix.nameGarbage, ix.lexGarbage
+			nameGarbage, cardGarbage, lexGarbage := ix.names.garbage, ix.cards.garbage, ix.lexGarbage
 			id := ids[r.IntN(len(ids))]
 			if r.IntN(10) == 0 {
 				delete(rows, id)
@@ -236,14 +256,18 @@ var _ = Describe("the index in memory", func() {
 				rows[id] = row
 				Expect(ix.apply(row)).To(Succeed())
 			}
-			if ix.nameGarbage < nameGarbage {
+			if ix.names.garbage < nameGarbage {
 				names++
+			}
+			if ix.cards.garbage < cardGarbage {
+				cards++
 			}
 			if ix.lexGarbage < lexGarbage {
 				records++
 			}
 		}
 		Expect(names).To(BeNumerically(">", 0), "the names were copied anew")
+		Expect(cards).To(BeNumerically(">", 0), "the cards were copied anew")
 		Expect(records).To(BeNumerically(">", 0), "the word records were copied anew")
 		Expect(ix.check()).To(Succeed())
 		sameAnswers(ix, rows)
@@ -257,15 +281,43 @@ var _ = Describe("the index in memory", func() {
 		for id, row := range rows {
 			p, err := ix.prior(id)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(p.row.Name).To(Equal(row.Name))
-			Expect(p.row.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
+			Expect(p.Name).To(Equal(row.Name))
+			Expect(p.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
 		}
+	})
+
+	It("shares the cards' aspect lists up to its bound, a card with another list holding it itself", func() {
+		r := rand.New(rand.NewPCG(14, 15)) // #nosec G404 -- test data
+		ix, rows := newIndex(1), map[string]catalog.ListingRow{}
+		for i := range maxAspectLists + 50 {
+			row := randomRow(r, uuid.NewString())
+			row.Card.AvailableAspects = []string{"16:9", fmt.Sprint(i)}
+			rows[row.ID] = row
+			Expect(ix.apply(row)).To(Succeed())
+		}
+		ix.finish()
+		Expect(ix.aspectLists).To(HaveLen(maxAspectLists))
+		sameCards(ix, rows)
+	})
+
+	It("keeps a template's card where it is when only its uses or rating change", func() {
+		r := rand.New(rand.NewPCG(16, 17)) // #nosec G404 -- test data
+		ix, rows, ids := filled(r)
+		size := len(ix.cards.b)
+		for i, id := range ids {
+			row := rows[id]
+			row.UseCount, row.RateAvg = int64(1000+i), float64(i%11)/2
+			rows[id] = row
+			Expect(ix.apply(row)).To(Succeed())
+		}
+		Expect(len(ix.cards.b)).To(Equal(size))
+		sameAnswers(ix, rows)
 	})
 
 	It("counts, pages and ranks every filter combination and random searches as a scan of the rows does, change after change", func() {
 		r := rand.New(rand.NewPCG(7, 11)) // #nosec G404 -- test data
 		rows := map[string]catalog.ListingRow{}
-		ix := newIndex(catalogSize, 1)
+		ix := newIndex(1)
 		for range catalogSize {
 			row := randomRow(r, uuid.NewString())
 			rows[row.ID] = row
@@ -343,6 +395,7 @@ var _ = Describe("the index in memory", func() {
 			}
 			Expect(ix.n).To(Equal(len(rows)))
 			Expect(ix.check()).To(Succeed())
+			sameCards(ix, rows)
 		}
 		Expect(compared).To(Equal(4 * (540 + 400)))
 	})

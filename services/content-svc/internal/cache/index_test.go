@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/motionstudio/platform/pkg/testkit"
-	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
@@ -198,8 +197,7 @@ var _ = Describe("the listing index under changes", func() {
 	It("answers every page, order, total and has_more as the SQL listing does after every step of random changes by two writers, in two processes", func() {
 		seed := uint64(GinkgoRandomSeed()) // #nosec G115 -- any seed
 		w, writers := newWorld(seed), []*world{newWorld(seed + 2), newWorld(seed + 4)}
-		// One process keeps every card; the other keeps 40 and reads the others by id.
-		a, b := newProcess(index), newProcess(cache.Options{MaxTemplates: 1000, Cards: 40, Poll: time.Hour})
+		a, b := newProcess(index), newProcess(index)
 		a.run(true)
 		b.run(true)
 		compared := 0

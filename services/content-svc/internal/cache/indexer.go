@@ -73,7 +73,7 @@ func safely(f func() error) (err error) {
 // answering meanwhile, and reports whether it did.
 func (c *Catalog) readAll(ctx context.Context) bool {
 	start := time.Now()
-	ix := newIndex(c.opts.Cards, c.queryPools)
+	ix := newIndex(c.queryPools)
 	var (
 		at catalog.ListingVersion
 		n  int
@@ -105,7 +105,7 @@ func (c *Catalog) readAll(ctx context.Context) bool {
 	c.reload, c.notReady, c.overBound = false, nil, false
 	c.state.Unlock()
 	c.templates.Set(float64(ix.n))
-	c.log.Info("catalog index read", "templates", ix.n, "cards", ix.kept, "lexemes", len(ix.post), "bytes", ix.size(),
+	c.log.Info("catalog index read", "templates", ix.n, "lexemes", len(ix.post), "bytes", ix.size(),
 		"version", at.N, "took", time.Since(start))
 	return true
 }

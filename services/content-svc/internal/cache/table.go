@@ -1,9 +1,5 @@
 package cache
 
-import (
-	"unsafe"
-)
-
 // table is a set of int32 values (slots, lexeme ids), each standing for a key (a template id,
 // a lexeme's text) that the index holds elsewhere: open addressing with linear probing in a
 // power-of-two array of cells, -1 for an empty one, at most 3/4 full. It does what a Go map
@@ -94,30 +90,4 @@ func (t *table) remove(ix *index, h uint64, v int32, hash func(*index, int32) ui
 		}
 	}
 	t.cells[i] = -1
-}
-
-// arenaChunk is the size of an arena's chunks.
-const arenaChunk = 64 << 10
-
-// arena copies strings into shared chunks: one allocation for some thousands of short strings
-// rather than one each, rounded up to its size class (the driver allocates each column it
-// scans). A chunk is never written again where a string was copied, and is freed once none
-// of its strings is held. The index uses it only while it reads the whole catalog: a string
-// changed later is kept on its own, so that a chunk is not held by one string among
-// thousands of dropped ones.
-type arena struct {
-	chunk []byte
-}
-
-// copy answers s, copied into the arena.
-func (a *arena) copy(s string) string {
-	if s == "" {
-		return ""
-	}
-	if len(s) > cap(a.chunk)-len(a.chunk) {
-		a.chunk = make([]byte, 0, max(arenaChunk, len(s)))
-	}
-	at := len(a.chunk)
-	a.chunk = append(a.chunk, s...)
-	return unsafe.String(&a.chunk[at], len(s)) // #nosec G103 -- the bytes are never written again
 }

@@ -102,12 +102,9 @@ type Previews struct {
 // Catalog tunes the template catalog's reads.
 type Catalog struct {
 	// IndexMaxTemplates is the largest catalog each process holds as its listing index, the
-	// catalog's read model, which answers every listing (some 200 bytes a template besides the
-	// kept cards). A larger catalog fails readiness.
+	// catalog's read model, which answers every listing with every card (some 190 bytes a
+	// template and the lengths of its slug and media URLs). A larger catalog fails readiness.
 	IndexMaxTemplates int `env:"CATALOG_INDEX_MAX_TEMPLATES" default:"2000000"`
-	// IndexCards is how many cards the index keeps, of the most used templates (some 300
-	// bytes each); a page showing others reads their cards by id.
-	IndexCards int `env:"CATALOG_INDEX_CARDS" default:"100000"`
 	// IndexPoll is how often a process reads the catalog's version when no change was
 	// notified: the latest a lost notification's change is applied.
 	IndexPoll time.Duration `env:"CATALOG_INDEX_POLL" default:"5s"`

@@ -179,20 +179,6 @@ func parseLexemes(s string) ([]catalog.ListingLexeme, error) {
 	return out, nil
 }
 
-// TemplateCards answers the cards of the templates with the given ids, in the order of ids,
-// whether or not they are still in the catalog (a page of the listing index shows the
-// catalog as the index holds it); a template that no longer exists has none.
-func (s *Catalog) TemplateCards(ctx context.Context, ids []string) ([]catalog.TemplateCard, error) {
-	var rows []cardRow
-	list := "{" + strings.Join(ids, ",") + "}"
-	err := s.db.WithContext(ctx).Raw(`SELECT `+cardColumns+` FROM containers c
-		WHERE c.id = ANY(?::uuid[]) ORDER BY array_position(?::uuid[], c.id)`, list, list).Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("store: template cards: %w", err)
-	}
-	return mapAll(rows, cardRow.toDomain), nil
-}
-
 // splitList splits a comma-separated list; "" is none.
 func splitList(s string) []string {
 	if s == "" {
