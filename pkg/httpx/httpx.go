@@ -53,8 +53,9 @@ type Config struct {
 	// stops accepting connections. A Config literal's zero stops accepting at once.
 	ShutdownDelay time.Duration `env:"HTTP_SHUTDOWN_DELAY" default:"5s"`
 	// ShutdownTimeout is how long SIGTERM waits for in-flight requests to finish once the
-	// server stopped accepting connections.
-	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" default:"20s"`
+	// server stopped accepting connections. It must exceed RequestTimeout: a request accepted
+	// just before then runs until its deadline at most and must still get its answer.
+	ShutdownTimeout time.Duration `env:"HTTP_SHUTDOWN_TIMEOUT" default:"30s"`
 	// TrustedProxies are the CIDRs (the gateway, the ingress) whose X-Forwarded-For is believed
 	// when deciding a client's address for logs and per-IP rate limits. Empty trusts nobody:
 	// the address is the TCP peer's, so a client cannot spoof it.
@@ -80,7 +81,7 @@ func (c Config) withDefaults() Config {
 	setDuration(&c.WriteTimeout, 30*time.Second)
 	setDuration(&c.IdleTimeout, 120*time.Second)
 	setDuration(&c.RequestTimeout, 25*time.Second)
-	setDuration(&c.ShutdownTimeout, 20*time.Second)
+	setDuration(&c.ShutdownTimeout, 30*time.Second)
 	return c
 }
 
@@ -148,6 +149,10 @@ func New(opts Options) (*Server, error) {
 		log:      log,
 		checks:   opts.Checks,
 		large:    large,
+	}
+	if s.cfg.ShutdownTimeout <= s.cfg.RequestTimeout {
+		return nil, fmt.Errorf("httpx: HTTP_SHUTDOWN_TIMEOUT (%s) must exceed HTTP_REQUEST_TIMEOUT (%s): a request accepted just before the server stops accepting must get its answer",
+			s.cfg.ShutdownTimeout, s.cfg.RequestTimeout)
 	}
 	if len(opts.OpenAPI) > 0 {
 		doc, err := yamlToJSON(opts.OpenAPI)

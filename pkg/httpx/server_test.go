@@ -208,7 +208,7 @@ var _ = Describe("graceful shutdown", func() {
 	slowServer := func(shutdownTimeout time.Duration) (addr string, started chan struct{}, release func(), stop context.CancelFunc, done chan error) {
 		srv, err := httpx.New(httpx.Options{
 			Service: "slow",
-			Config:  httpx.Config{Addr: "127.0.0.1:0", ShutdownTimeout: shutdownTimeout},
+			Config:  httpx.Config{Addr: "127.0.0.1:0", RequestTimeout: shutdownTimeout / 2, ShutdownTimeout: shutdownTimeout},
 			Logger:  logx.New(GinkgoWriter, "slow", "debug"),
 		})
 		Expect(err).NotTo(HaveOccurred())
@@ -220,6 +220,11 @@ var _ = Describe("graceful shutdown", func() {
 			close(started)
 			<-released
 			return c.String(http.StatusOK, "done")
+		})
+		srv.Echo.GET("/until-deadline", func(c echo.Context) error {
+			close(started)
+			<-c.Request().Context().Done()
+			return c.Request().Context().Err()
 		})
 		bound, err := srv.Listen()
 		Expect(err).NotTo(HaveOccurred())
@@ -271,6 +276,24 @@ var _ = Describe("graceful shutdown", func() {
 		release()
 		Eventually(inFlight).Should(Receive(Equal(answer{status: http.StatusOK, body: "done"})))
 		Eventually(done).Should(Receive(BeNil()))
+	})
+
+	It("answers a request that runs until its deadline, however late before the stop it was accepted", func() {
+		addr, started, _, stop, done := slowServer(time.Second)
+		inFlight := call("http://" + addr + "/until-deadline")
+		Eventually(started).Should(BeClosed())
+
+		stop()
+		var got answer
+		Eventually(inFlight).Should(Receive(&got))
+		Expect(got.err).NotTo(HaveOccurred())
+		Expect(got.status).To(Equal(http.StatusServiceUnavailable))
+		Eventually(done).Should(Receive(BeNil()))
+	})
+
+	It("refuses a shutdown timeout that a request's deadline could outlast, naming both variables", func() {
+		_, err := httpx.New(httpx.Options{Service: "slow", Config: httpx.Config{RequestTimeout: 25 * time.Second, ShutdownTimeout: 20 * time.Second}})
+		Expect(err).To(MatchError(And(ContainSubstring("HTTP_SHUTDOWN_TIMEOUT (20s)"), ContainSubstring("HTTP_REQUEST_TIMEOUT (25s)"))))
 	})
 
 	It("gives up on requests that outlast the shutdown timeout and reports it", func() {

@@ -92,7 +92,7 @@ var _ = Describe("shutting down under load", func() {
 	It("turns not ready first and answers every accepted request, then refuses connections", func() {
 		srv, err := httpx.New(httpx.Options{
 			Service: "load",
-			Config:  httpx.Config{Addr: "127.0.0.1:0", ShutdownDelay: delay, ShutdownTimeout: 10 * time.Second},
+			Config:  httpx.Config{Addr: "127.0.0.1:0", ShutdownDelay: delay, RequestTimeout: 5 * time.Second, ShutdownTimeout: 10 * time.Second},
 			Logger:  logx.New(GinkgoWriter, "load", "info"),
 		})
 		Expect(err).NotTo(HaveOccurred())

@@ -91,7 +91,7 @@ func (c *client) do(ctx context.Context, n uint64, req request) (response, error
 		case err != nil:
 			res.unknown++
 			if r.draining.Load() {
-				r.broke(req.method, req.path, err)
+				r.broke(req.method, req.path, time.Since(start), err)
 			}
 		case code == http.StatusServiceUnavailable && (bytes.Contains(body, []byte(`"code":"busy"`)) ||
 			bytes.Contains(body, []byte(`"code":"database_unavailable"`))):

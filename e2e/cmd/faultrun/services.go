@@ -49,13 +49,15 @@ type replica struct {
 	drainErrs []string
 }
 
-// broke records an attempt sent to r whose connection broke while r was draining.
-func (r *replica) broke(method, path string, err error) {
+// broke records an attempt sent to r whose connection broke while r was draining, after it
+// had been in flight for took (a request still running at the drain's end took its whole
+// deadline).
+func (r *replica) broke(method, path string, took time.Duration, err error) {
 	r.drainBroken.Add(1)
 	r.drainMu.Lock()
 	defer r.drainMu.Unlock()
 	if len(r.drainErrs) < 5 {
-		r.drainErrs = append(r.drainErrs, fmt.Sprintf("%s %s: %v", method, path, err))
+		r.drainErrs = append(r.drainErrs, fmt.Sprintf("%s %s after %s in flight: %v", method, path, took.Round(time.Millisecond), err))
 	}
 }
 
