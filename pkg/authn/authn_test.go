@@ -12,10 +12,13 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -411,6 +414,62 @@ var _ = Describe("starting before the issuer is reachable", func() {
 			_, err := verifier.Verify(ctx, token)
 			return err
 		}).WithTimeout(3 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+	})
+})
+
+var _ = Describe("a slow issuer", func() {
+	It("makes the first tokens wait for one fetch, each only until its own deadline", func() {
+		issuer := testkit.NewIssuer()
+		var fetches atomic.Int32
+		release := make(chan struct{})
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fetches.Add(1)
+			<-release
+			res, err := http.Get(issuer.JWKSURL())
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			defer res.Body.Close()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.Copy(w, res.Body)
+		}))
+		DeferCleanup(slow.Close)
+		var once sync.Once
+		DeferCleanup(func() { once.Do(func() { close(release) }) })
+		ctx, cancel := context.WithCancel(context.Background())
+		DeferCleanup(cancel)
+		verifier, err := authn.NewVerifier(ctx, authn.VerifierConfig{JWKSURL: slow.URL, Issuer: issuer.IssuerName()})
+		Expect(err).NotTo(HaveOccurred())
+
+		token := issuer.UserToken("u", "t", false)
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		started := time.Now()
+		for range 20 {
+			wg.Go(func() {
+				rctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+				defer cancel()
+				_, err := verifier.Verify(rctx, token)
+				errs <- err
+			})
+		}
+		wg.Wait()
+		Expect(time.Since(started)).To(BeNumerically("<", 2*time.Second))
+		close(errs)
+		for err := range errs {
+			e, ok := apperr.As(err)
+			Expect(ok).To(BeTrue(), "%v", err)
+			Expect(e.Kind).To(Equal(apperr.Unavailable))
+		}
+		Expect(fetches.Load()).To(Equal(int32(1)))
+
+		once.Do(func() { close(release) })
+		Eventually(func() error {
+			_, err := verifier.Verify(ctx, token)
+			return err
+		}).WithTimeout(3 * time.Second).WithPolling(50 * time.Millisecond).Should(Succeed())
+		Expect(fetches.Load()).To(Equal(int32(1)))
 	})
 })
 

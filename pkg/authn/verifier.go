@@ -4,16 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/lestrrat-go/httpcc"
 	"github.com/lestrrat-go/jwx/v2/jwa"
 	"github.com/lestrrat-go/jwx/v2/jwk"
 	"github.com/lestrrat-go/jwx/v2/jws"
 	"github.com/lestrrat-go/jwx/v2/jwt"
+
+	"golang.org/x/sync/singleflight"
 
 	"github.com/motionstudio/platform/pkg/apperr"
 )
@@ -23,6 +26,9 @@ const leeway = 30 * time.Second
 
 // defaultMinRefresh applies when VerifierConfig.MinRefresh is zero.
 const defaultMinRefresh = 10 * time.Second
+
+// defaultRefreshInterval applies when VerifierConfig.RefreshInterval is zero.
+const defaultRefreshInterval = 15 * time.Minute
 
 // accepted are the algorithms a token may be signed with; its key must be published for the
 // same one.
@@ -70,7 +76,7 @@ type VerifierConfig struct {
 	// 15 minutes, or the response's Cache-Control max-age when longer.
 	RefreshInterval time.Duration
 	// MinRefresh is the least time between two on-demand JWKS fetches, those caused by a token
-	// whose key id is not in the cached set (or by the first token). Default 30s.
+	// whose key id is not in the set held (or by the first token). Default 10s.
 	MinRefresh time.Duration
 	// HTTPClient fetches the JWKS; default a client with a 10s timeout.
 	HTTPClient *http.Client
@@ -79,12 +85,11 @@ type VerifierConfig struct {
 	Revocations Revocations
 }
 
-// NewVerifier verifies tokens with keys from cfg.JWKSURL, kept in a jwk.Cache that also refreshes
-// the set in the background until ctx is done (every cfg.RefreshInterval), so keys the issuer
-// publishes ahead of signing with them are known before the first token, and keys it withdraws
-// stop being accepted. It does not fetch the
+// NewVerifier verifies tokens with keys from cfg.JWKSURL, held in memory and refetched in the
+// background until ctx is done (every cfg.RefreshInterval), so keys the issuer publishes ahead of signing with them are known
+// before the first token, and keys it withdraws stop being accepted. It does not fetch the
 // JWKS: the first token does, so a service may start before its issuer. It fails only when the
-// URL or the issuer is missing or the URL cannot be registered.
+// URL or the issuer is missing.
 func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	if cfg.JWKSURL == "" || cfg.Issuer == "" {
 		return nil, errors.New("authn: new verifier: jwks url and issuer are required")
@@ -95,21 +100,16 @@ func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
-	var cacheOpts []jwk.CacheOption
-	registerOpts := []jwk.RegisterOption{jwk.WithHTTPClient(cfg.HTTPClient)}
+	keys := &remoteKeys{client: cfg.HTTPClient, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh}
 	if cfg.RefreshInterval > 0 {
-		// The cache looks for due refreshes once per window; below a second it would not.
-		cacheOpts = append(cacheOpts, jwk.WithRefreshWindow(max(cfg.RefreshInterval, time.Second)))
-		registerOpts = append(registerOpts, jwk.WithRefreshInterval(cfg.RefreshInterval))
-	}
-	cache := jwk.NewCache(ctx, cacheOpts...)
-	if err := cache.Register(cfg.JWKSURL, registerOpts...); err != nil {
-		return nil, fmt.Errorf("authn: new verifier: register %s: %w", cfg.JWKSURL, err)
+		go keys.follow(ctx, cfg.RefreshInterval, false)
+	} else {
+		go keys.follow(ctx, defaultRefreshInterval, true)
 	}
 	return &Verifier{
 		issuer:   cfg.Issuer,
 		audience: cfg.Audience,
-		keys:     &remoteKeys{cache: cache, url: cfg.JWKSURL, minRefresh: cfg.MinRefresh},
+		keys:     keys,
 		verified: newVerifiedCache(),
 		revoked:  cfg.Revocations,
 	}, nil
@@ -271,78 +271,134 @@ func (s staticKeys) key(_ context.Context, kid string) (jwk.Key, error) {
 // and still at most one fetch a second however many tokens arrive.
 const retryUnfetched = time.Second
 
-// remoteKeys serves keys from a cached JWKS. The first lookup fetches the set; a key id missing
-// from the cached set triggers a refetch at most once per minRefresh; until a fetch succeeds,
-// lookups fetch again at most once per retryUnfetched.
+// remoteKeys serves keys from the issuer's JWKS, held in memory: a lookup reads the set held
+// and never waits for a fetch. The first lookup fetches the set; a key id missing from it
+// triggers a refetch at most once per minRefresh (once per retryUnfetched until a fetch
+// succeeded). Lookups that need a fetch while one runs wait for that one's outcome, or until
+// their own context is done, rather than start another (a slow issuer must not queue every
+// request behind a fetch each).
 type remoteKeys struct {
-	cache      *jwk.Cache
+	client     *http.Client
 	url        string
 	minRefresh time.Duration
-	// fetched is set once a fetch succeeded: the cache holds a set from then on.
-	fetched atomic.Bool
-
-	// refreshing lets one on-demand fetch run at a time; lookups of cached keys never wait for it.
-	refreshing sync.Mutex
+	// set is the JWKS last fetched, nil until a fetch succeeded.
+	set    atomic.Pointer[jwk.Set]
+	flight singleflight.Group
 	// lastRefresh is the start of the last on-demand fetch in Unix nanoseconds, 0 before the first.
 	lastRefresh atomic.Int64
 }
 
 func (r *remoteKeys) key(ctx context.Context, kid string) (jwk.Key, error) {
-	if k, ok := r.cached(ctx, kid); ok {
+	if k, ok := r.cached(kid); ok {
 		return k, nil
 	}
 	if err := r.refresh(ctx); err != nil && !errors.Is(err, errRefreshLimited) {
 		return nil, r.unavailable(err)
 	}
-	if k, ok := r.cached(ctx, kid); ok {
+	if k, ok := r.cached(kid); ok {
 		return k, nil
 	}
-	if _, err := r.set(ctx); err != nil {
-		return nil, r.unavailable(err)
+	if r.set.Load() == nil {
+		return nil, r.unavailable(errors.New("authn: jwks not fetched yet"))
 	}
 	return nil, errUnknownKey
 }
 
-// set returns the cached JWKS without fetching; it fails until a fetch has succeeded.
-func (r *remoteKeys) set(ctx context.Context) (jwk.Set, error) {
-	if !r.fetched.Load() {
-		// Before the first successful fetch the cache would fetch synchronously, bypassing the
-		// rate limit, or answer that it holds no set.
-		return nil, errors.New("authn: jwks not fetched yet")
-	}
-	return r.cache.Get(ctx, r.url)
-}
-
-func (r *remoteKeys) cached(ctx context.Context, kid string) (jwk.Key, bool) {
-	set, err := r.set(ctx)
-	if err != nil {
+// cached looks kid up in the set held.
+func (r *remoteKeys) cached(kid string) (jwk.Key, bool) {
+	set := r.set.Load()
+	if set == nil {
 		return nil, false
 	}
-	return set.LookupKeyID(kid)
+	return (*set).LookupKeyID(kid)
 }
 
 // interval is the least time between two on-demand fetches: minRefresh once a set is held,
 // retryUnfetched before.
 func (r *remoteKeys) interval() time.Duration {
-	if r.fetched.Load() {
+	if r.set.Load() != nil {
 		return r.minRefresh
 	}
 	return min(r.minRefresh, retryUnfetched)
 }
 
-// refresh refetches the JWKS unless that happened less than interval ago.
+// refresh refetches the JWKS unless an on-demand fetch started less than interval ago. A caller
+// that comes while a fetch runs waits for its outcome, or until ctx is done; the fetch itself
+// is bounded by the HTTP client's timeout, not by the first caller's context.
 func (r *remoteKeys) refresh(ctx context.Context) error {
-	r.refreshing.Lock()
-	defer r.refreshing.Unlock()
-	if last := r.lastRefresh.Load(); last != 0 && time.Since(time.Unix(0, last)) < r.interval() {
-		return errRefreshLimited
+	done := r.flight.DoChan("", func() (any, error) {
+		if last := r.lastRefresh.Load(); last != 0 && time.Since(time.Unix(0, last)) < r.interval() {
+			return nil, errRefreshLimited
+		}
+		r.lastRefresh.Store(time.Now().UnixNano())
+		_, err := r.fetch(context.WithoutCancel(ctx))
+		return nil, err
+	})
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("authn: waiting for the jwks: %w", ctx.Err())
+	case res := <-done:
+		return res.Err
 	}
-	r.lastRefresh.Store(time.Now().UnixNano())
-	if _, err := r.cache.Refresh(ctx, r.url); err != nil {
-		return fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
+}
+
+// maxJWKSBytes bounds the JWKS document read.
+const maxJWKSBytes = 1 << 20
+
+// fetch reads the JWKS and holds it. It answers how long the issuer lets it be kept
+// (Cache-Control max-age; 0 when it says nothing).
+func (r *remoteKeys) fetch(ctx context.Context) (time.Duration, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.url, nil)
+	if err != nil {
+		return 0, fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
 	}
-	r.fetched.Store(true)
-	return nil
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("authn: fetch jwks %s: status %d", r.url, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes))
+	if err != nil {
+		return 0, fmt.Errorf("authn: fetch jwks %s: %w", r.url, err)
+	}
+	set, err := jwk.Parse(body)
+	if err != nil {
+		return 0, fmt.Errorf("authn: parse jwks %s: %w", r.url, err)
+	}
+	r.set.Store(&set)
+	var maxAge time.Duration
+	if cc, err := httpcc.ParseResponse(resp.Header.Get("Cache-Control")); err == nil {
+		if secs, ok := cc.MaxAge(); ok {
+			maxAge = time.Duration(secs) * time.Second // #nosec G115 -- an issuer's max-age in seconds
+		}
+	}
+	return maxAge, nil
+}
+
+// follow refetches the JWKS every interval (or, when honorMaxAge, after the issuer's max-age
+// when longer) until ctx is done; a failed fetch is tried again after minRefresh at most, and
+// the set held stays.
+func (r *remoteKeys) follow(ctx context.Context, every time.Duration, honorMaxAge bool) {
+	t := time.NewTimer(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		next := min(every, r.minRefresh)
+		if maxAge, err := r.fetch(ctx); err == nil {
+			next = every
+			if honorMaxAge {
+				next = max(every, maxAge)
+			}
+		}
+		t.Reset(next)
+	}
 }
 
 // unavailable reports that keys cannot be had right now, with a hint when to retry.
