@@ -92,7 +92,10 @@ type Catalog struct {
 	done       uint64
 	passed     chan struct{} // closed when a pass ends
 	overBound  bool          // said once until the catalog fits again
-	queryPools int
+	// computing holds a token per listing computing at once, as many as the index has
+	// scratches: the others wait here, before the read lock, so that a change waits only for
+	// the listings computing, never for the ones queued behind them (ADR 0196).
+	computing chan struct{}
 }
 
 // NewCatalog returns a Catalog over s answering listings from an index read from src, and
@@ -102,7 +105,7 @@ func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg
 		opts.Poll = 5 * time.Second
 	}
 	c := &Catalog{Store: s, src: src, opts: opts, log: log.With("component", "catalog index"), kick: make(chan struct{}, 1),
-		notReady: errors.New("cache: the catalog is not read yet"), passed: make(chan struct{}), queryPools: runtime.GOMAXPROCS(0),
+		notReady: errors.New("cache: the catalog is not read yet"), passed: make(chan struct{}), computing: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		templates: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "content_catalog_index_templates",
 			Help: "Templates held by this process's listing index (0 until it is read).",
@@ -197,6 +200,8 @@ func (c *Catalog) Sync(ctx context.Context) {
 // Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
 // the index alone; apperr Unavailable before the catalog is read.
 func (c *Catalog) Templates(_ context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+	c.computing <- struct{}{}
+	defer func() { <-c.computing }()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ix := c.ix
