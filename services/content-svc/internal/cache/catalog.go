@@ -85,13 +85,13 @@ type Catalog struct {
 
 	kick chan struct{}
 
-	state      sync.Mutex
-	notReady   error
-	reload     bool // the next pass reads the whole catalog
-	started    uint64
-	done       uint64
-	passed     chan struct{} // closed when a pass ends
-	overBound  bool          // said once until the catalog fits again
+	state     sync.Mutex
+	notReady  error
+	reload    bool // the next pass reads the whole catalog
+	started   uint64
+	done      uint64
+	passed    chan struct{} // closed when a pass ends
+	overBound bool          // said once until the catalog fits again
 	// computing holds a token per listing computing at once, as many as the index has
 	// scratches: the others wait here, before the read lock, so that a change waits only for
 	// the listings computing, never for the ones queued behind them (ADR 0196).
