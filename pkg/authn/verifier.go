@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/motionstudio/platform/pkg/apperr"
+	"github.com/motionstudio/platform/pkg/service"
 )
 
 // leeway is the clock skew tolerated on exp and iat.
@@ -382,22 +383,14 @@ func (r *remoteKeys) fetch(ctx context.Context) (time.Duration, error) {
 // when longer) until ctx is done; a failed fetch is tried again after minRefresh at most, and
 // the set held stays.
 func (r *remoteKeys) follow(ctx context.Context, every time.Duration, honorMaxAge bool) {
-	t := time.NewTimer(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		next := min(every, r.minRefresh)
+	for next := every; service.Sleep(ctx, next) == nil; {
+		next = min(every, r.minRefresh)
 		if maxAge, err := r.fetch(ctx); err == nil {
 			next = every
 			if honorMaxAge {
 				next = max(every, maxAge)
 			}
 		}
-		t.Reset(next)
 	}
 }
 
