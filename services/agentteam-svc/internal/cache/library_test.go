@@ -32,13 +32,12 @@ func (s *lists) List(ctx context.Context, q library.Query, p library.Page) ([]li
 	return items, err
 }
 
-// names lists the names of a page of the organization's skills read through s, in the
-// domain's order.
+// names lists the names of a page of the organization's skills read through s, in the order
+// it answers them (the library's).
 func (fx fixture) names(s library.Store) []string {
 	GinkgoHelper()
 	items, err := s.List(context.Background(), library.Query{Kind: library.Skill, OrganizationID: fx.org}, library.Page{Limit: 100})
 	Expect(err).NotTo(HaveOccurred())
-	library.Order(items)
 	names := make([]string, 0, len(items))
 	for _, it := range items {
 		names = append(names, it.Name)

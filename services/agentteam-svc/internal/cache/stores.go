@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"slices"
 
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/audit"
 	"github.com/motionstudio/platform/services/agentteam-svc/internal/board"
@@ -45,8 +44,8 @@ func (b *Board) UpdateTask(ctx context.Context, id string, change func(*board.Wo
 
 // Library is a library.Store that answers list pages from the facts, and whose writes drop
 // every kept page when they return, so that this process's next list sees them before their
-// notification arrives. The slice it answers is the caller's own; the items in it are shared
-// with every other reader and must not be written.
+// notification arrives. The slice it answers, and the items in it, are shared with every other
+// reader and must not be written.
 type Library struct {
 	library.Store
 	f *Facts
@@ -59,12 +58,12 @@ func NewLibrary(f *Facts, s library.Store) *Library { return &Library{Store: s, 
 func (l *Library) List(ctx context.Context, q library.Query, p library.Page) ([]library.Item, error) {
 	k := listKey{q, p}
 	if items, ok := l.f.lists.Get(k); ok {
-		return slices.Clone(items), nil
+		return items, nil
 	}
 	t := l.f.lists.Ticket()
 	items, err := l.Store.List(ctx, q, p)
 	if err == nil {
-		l.f.lists.Keep(t, k, slices.Clone(items))
+		l.f.lists.Keep(t, k, items)
 	}
 	return items, err
 }

@@ -46,8 +46,8 @@ type Listing struct {
 // Store persists library items; each organization mutation writes its audit entry in the same
 // transaction.
 type Store interface {
-	// List returns every item q selects whose key is on page p of the distinct keys q selects
-	// (in key order), in any order; an item carries what a list shows and what Order reads, not
+	// List returns every item q selects whose key is on page p of the distinct keys q selects,
+	// by key and per key in resolution order (Order); an item carries what a list shows and what Order reads, not
 	// its body, embedding, inputs, outputs, tools, context, metadata or source.
 	List(ctx context.Context, q Query, p Page) ([]Item, error)
 	// Items returns every item q selects with one of the keys, with bodies and embeddings.
@@ -165,12 +165,7 @@ func (l *Library) List(ctx context.Context, memberID, organizationID, role, visi
 	}
 	q := Query{Kind: l.r.kind, OrganizationID: organizationID, Role: role}
 	q.Visibility, _ = ParseVisibility(visibility)
-	items, err := l.s.d.Store.List(ctx, q, p)
-	if err != nil {
-		return nil, err
-	}
-	Order(items)
-	return items, nil
+	return l.s.d.Store.List(ctx, q, p)
 }
 
 // Versions returns every version of key the organization sees, in resolution order (the first

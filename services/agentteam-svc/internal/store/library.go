@@ -179,8 +179,9 @@ func (s *Library) pageKeys(ctx context.Context, q library.Query, p library.Page)
 const listColumns = `id, kind, organization_id, key, name, version, summary, roles, actions, visibility, min_tier, status,
 	origin, golden_tests, source_commit, created_at`
 
-// List returns every item q selects with a key of the page, in one statement: the page's keys
-// become an array the key index is probed with (a join would read every row of the scope).
+// List returns every item q selects with a key of the page, in one statement (the page's keys
+// become an array the key index is probed with: a join would read every row of the scope), in
+// the library's order.
 func (s *Library) List(ctx context.Context, q library.Query, p library.Page) ([]library.Item, error) {
 	rows, err := s.scope(ctx, q).Select(listColumns).Where(`key COLLATE "C" = ANY (ARRAY(?))`, s.pageKeys(ctx, q, p)).Rows()
 	if err != nil {
@@ -195,6 +196,7 @@ func (s *Library) List(ctx context.Context, q library.Query, p library.Page) ([]
 		}
 		out = append(out, it)
 	}
+	library.Order(out)
 	return out, pgdb.Translate(rows.Err(), "library item")
 }
 
