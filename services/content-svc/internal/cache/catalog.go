@@ -92,10 +92,12 @@ type Catalog struct {
 	done      uint64
 	passed    chan struct{} // closed when a pass ends
 	overBound bool          // said once until the catalog fits again
-	// computing holds a token per listing computing at once, as many as the index has
-	// scratches: the others wait here, before the read lock, so that a change waits only for
-	// the listings computing, never for the ones queued behind them (ADR 0196).
-	computing chan struct{}
+	// scratches holds one scratch, or nil until one is made, per listing that may compute at
+	// once (one per core): a scratch is 7 to 12 bitmaps of the slots (1.5 MB at a million
+	// templates), so more listings than cores wait for one rather than allocate their own. They
+	// wait before the read lock, so that a change waits only for the listings computing, never
+	// for the ones queued behind them (ADR 0196).
+	scratches chan *scratch
 }
 
 // NewCatalog returns a Catalog over s answering listings from an index read from src, and
@@ -105,7 +107,7 @@ func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg
 		opts.Poll = 5 * time.Second
 	}
 	c := &Catalog{Store: s, src: src, opts: opts, log: log.With("component", "catalog index"), kick: make(chan struct{}, 1),
-		notReady: errors.New("cache: the catalog is not read yet"), passed: make(chan struct{}), computing: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		notReady: errors.New("cache: the catalog is not read yet"), passed: make(chan struct{}), scratches: make(chan *scratch, runtime.GOMAXPROCS(0)),
 		templates: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "content_catalog_index_templates",
 			Help: "Templates held by this process's listing index (0 until it is read).",
@@ -119,6 +121,9 @@ func NewCatalog(s catalog.Store, src Lister, opts Options, log *slog.Logger, reg
 			Name: "content_catalog_index_reloads_total",
 			Help: "Reads of the whole catalog into the listing index (the first one included).",
 		}),
+	}
+	for range cap(c.scratches) {
+		c.scratches <- nil
 	}
 	for _, m := range []prometheus.Collector{c.templates, c.applies, c.reloads} {
 		if err := reg.Register(m); err != nil {
@@ -200,18 +205,18 @@ func (c *Catalog) Sync(ctx context.Context) {
 // Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
 // the index alone; apperr Unavailable before the catalog is read.
 func (c *Catalog) Templates(_ context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
-	c.computing <- struct{}{}
-	defer func() { <-c.computing }()
+	s := <-c.scratches
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ix := c.ix
 	if ix == nil {
+		c.scratches <- s
 		return nil, 0, apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
 	}
-	m := ix.compile(q)
+	m := ix.compile(q, s)
 	entries := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
 	total := m.count()
-	m.release()
+	c.scratches <- m.release()
 	cards := make([]catalog.TemplateCard, len(entries))
 	for i, e := range entries {
 		cards[i] = ix.templateCard(e)

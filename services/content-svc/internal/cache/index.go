@@ -138,23 +138,14 @@ type index struct {
 	bitmaps  []int32
 
 	building bool // rows are added in bulk and finish orders and encodings once
-
-	// pool holds one scratch, or nil until it is made, per query that may run at once: a
-	// scratch is 7 to 12 bitmaps of the slots (1.5 MB at a million templates), so more queries
-	// than cores wait for one rather than allocate their own.
-	pool chan *scratch
 }
 
-// newIndex answers an empty index with scratches for queries concurrent queries, in bulk mode
-// until finish.
-func newIndex(queries int) *index {
+// newIndex answers an empty index, in bulk mode until finish.
+func newIndex() *index {
 	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: newRecords(), cards: newRecords(),
 		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
-		tags: map[string]*entrySet{}, building: true, pool: make(chan *scratch, queries)}
-	for range queries {
-		ix.pool <- nil
-	}
+		tags: map[string]*entrySet{}, building: true}
 	return ix
 }
 
@@ -1021,10 +1012,11 @@ type match struct {
 	s          *scratch
 }
 
-// compile answers q as a match; the caller releases it. A search word matches the lexemes it
-// prefixes.
-func (ix *index) compile(q catalog.TemplateQuery) *match {
-	m := &match{ix: ix, words: len(q.Words), planes: bits.Len(uint(catalog.WeightName * len(q.Words)))}
+// compile answers q as a match, working in s when it needs a scratch (a nil s, or one sized for
+// fewer slots or planes, is made anew); release answers the scratch to keep for the next. A
+// search word matches the lexemes it prefixes.
+func (ix *index) compile(q catalog.TemplateQuery, s *scratch) *match {
+	m := &match{ix: ix, words: len(q.Words), planes: bits.Len(uint(catalog.WeightName * len(q.Words))), s: s}
 	need := func(sets map[string]*entrySet, value string) {
 		if s, ok := sets[value]; ok && s.n > 0 {
 			m.sets = append(m.sets, s)
@@ -1056,7 +1048,7 @@ func (ix *index) compile(q catalog.TemplateQuery) *match {
 	if m.none || m.words == 0 && !m.filtered {
 		return m
 	}
-	m.s = ix.takeScratch(m.planes)
+	m.s = ix.fit(m.s, m.planes)
 	if m.filtered {
 		m.filter()
 	}
@@ -1201,10 +1193,9 @@ func (m *match) score(from, to int, first bool) {
 	}
 }
 
-// takeScratch waits for a scratch and answers it, sized for the index's slots, with at least
-// planes score planes.
-func (ix *index) takeScratch(planes int) *scratch {
-	s := <-ix.pool
+// fit answers s, or a scratch made anew when s is nil or sized for other slots, sized for the
+// index's slots with at least planes score planes.
+func (ix *index) fit(s *scratch, planes int) *scratch {
 	words := ix.words()
 	if s == nil || len(s.passing) != words {
 		s = &scratch{passing: make([]uint64, words), matched: make([]uint64, words), level: make([]uint64, words),
@@ -1216,13 +1207,11 @@ func (ix *index) takeScratch(planes int) *scratch {
 	return s
 }
 
-// release gives the scratch back.
-func (m *match) release() {
-	if m.s == nil {
-		return
-	}
-	m.ix.pool <- m.s
+// release ends the match and answers its scratch (nil when it had none), for the next one.
+func (m *match) release() *scratch {
+	s := m.s
 	m.s = nil
+	return s
 }
 
 // filter sets the bits of the slots that pass the filters: those of the smallest set that is

@@ -32,7 +32,7 @@ func syntheticRow(r *rand.Rand, id string) catalog.ListingRow {
 // index of n templates (go test -run XXX -bench Apply ./services/content-svc/internal/cache/).
 func benchmarkApply(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(1, 2)) // #nosec G404 -- test data
-	ix := newIndex(1)
+	ix := newIndex()
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = uuid.NewString()
@@ -52,7 +52,7 @@ func benchmarkApply(b *testing.B, n int) {
 // entering it: each shifts the four orders (go test -run XXX -bench EnterLeave).
 func benchmarkEnterLeave(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(3, 4)) // #nosec G404 -- test data
-	ix := newIndex(1)
+	ix := newIndex()
 	ids := make([]string, n)
 	for i := range ids {
 		ids[i] = uuid.NewString()
@@ -78,7 +78,7 @@ func benchmarkEnterLeave(b *testing.B, n int) {
 // popular order, where the labels run out first.
 func benchmarkUseCounted(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(5, 6)) // #nosec G404 -- test data
-	ix := newIndex(1)
+	ix := newIndex()
 	rows := make([]catalog.ListingRow, n)
 	for i := range rows {
 		rows[i] = syntheticRow(r, uuid.NewString())
@@ -104,7 +104,7 @@ func benchmarkUseCounted(b *testing.B, n int) {
 // query at a time (go test -run XXX -bench Listing ./services/content-svc/internal/cache/).
 func benchmarkListing(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(7, 8)) // #nosec G404 -- test data
-	ix := newIndex(1)
+	ix := newIndex()
 	for i := range n {
 		row := syntheticRow(r, uuid.NewString())
 		row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: fmt.Sprint(i), Weight: 3})
@@ -126,12 +126,13 @@ func benchmarkListing(b *testing.B, n int) {
 		{TagIDs: []string{"t1"}, Words: []string{"gam"}, Sort: catalog.SortPopular},
 	}
 	i := 0
+	var s *scratch
 	for b.Loop() {
 		q := queries[i%len(queries)]
-		m := ix.compile(q)
+		m := ix.compile(q, s)
 		m.page(q.Sort, 20*(i%5), 21)
 		m.count()
-		m.release()
+		s = m.release()
 		i++
 	}
 }

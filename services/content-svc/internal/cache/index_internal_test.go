@@ -77,7 +77,7 @@ func scan(rows map[string]catalog.ListingRow, q catalog.TemplateQuery, offset, l
 
 // answer answers q's page (ids) and total from the index.
 func answer(ix *index, q catalog.TemplateQuery, offset, limit int) ([]string, int) {
-	m := ix.compile(q)
+	m := ix.compile(q, nil)
 	defer m.release()
 	var page []string
 	for _, e := range m.page(q.Sort, offset, limit) {
@@ -167,7 +167,7 @@ func sameCards(ix *index, rows map[string]catalog.ListingRow) {
 // filled answers an index of catalogSize random templates and its rows.
 func filled(r *rand.Rand) (*index, map[string]catalog.ListingRow, []string) {
 	rows := map[string]catalog.ListingRow{}
-	ix := newIndex(1)
+	ix := newIndex()
 	var ids []string
 	for range catalogSize {
 		row := randomRow(r, uuid.NewString())
@@ -288,7 +288,7 @@ var _ = Describe("the index in memory", func() {
 
 	It("shares the cards' aspect lists up to its bound, a card with another list holding it itself", func() {
 		r := rand.New(rand.NewPCG(14, 15)) // #nosec G404 -- test data
-		ix, rows := newIndex(1), map[string]catalog.ListingRow{}
+		ix, rows := newIndex(), map[string]catalog.ListingRow{}
 		for i := range maxAspectLists + 50 {
 			row := randomRow(r, uuid.NewString())
 			row.Card.AvailableAspects = []string{"16:9", fmt.Sprint(i)}
@@ -317,7 +317,7 @@ var _ = Describe("the index in memory", func() {
 	It("counts, pages and ranks every filter combination and random searches as a scan of the rows does, change after change", func() {
 		r := rand.New(rand.NewPCG(7, 11)) // #nosec G404 -- test data
 		rows := map[string]catalog.ListingRow{}
-		ix := newIndex(1)
+		ix := newIndex()
 		for range catalogSize {
 			row := randomRow(r, uuid.NewString())
 			rows[row.ID] = row

@@ -73,7 +73,7 @@ func safely(f func() error) (err error) {
 // answering meanwhile, and reports whether it did.
 func (c *Catalog) readAll(ctx context.Context) bool {
 	start := time.Now()
-	ix := newIndex(cap(c.computing))
+	ix := newIndex()
 	var (
 		at catalog.ListingVersion
 		n  int
