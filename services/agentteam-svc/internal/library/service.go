@@ -47,10 +47,12 @@ type Listing struct {
 // transaction.
 type Store interface {
 	// List returns every item q selects whose key is on page p of the distinct keys q selects,
-	// by key and per key in resolution order (Order); an item carries what a list shows and what Order reads, not
-	// its body, embedding, inputs, outputs, tools, context, metadata or source.
+	// by key and per key in resolution order (Order); an item carries what a list shows and
+	// what Order reads, not its body, embedding, inputs, outputs, tools, context, metadata or
+	// source.
 	List(ctx context.Context, q Query, p Page) ([]Item, error)
-	// Items returns every item q selects with one of the keys, with bodies and embeddings.
+	// Items returns every item q selects with one of the keys, with bodies and embeddings, in
+	// the same order as List.
 	Items(ctx context.Context, q Query, keys []string) ([]Item, error)
 	// Item returns NotFound for an unknown id of the kind.
 	Item(ctx context.Context, kind Kind, id string) (Item, error)
@@ -183,7 +185,6 @@ func (l *Library) Versions(ctx context.Context, memberID, organizationID, key st
 	if len(items) == 0 {
 		return nil, l.NotFound()
 	}
-	Order(items)
 	return items, nil
 }
 

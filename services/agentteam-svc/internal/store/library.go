@@ -219,13 +219,16 @@ func scanListed(rows *sql.Rows) (library.Item, error) {
 	return m.toDomain(), nil
 }
 
-// Items returns every item q selects with one of the keys, with bodies and embeddings.
+// Items returns every item q selects with one of the keys, with bodies and embeddings, in the
+// library's order.
 func (s *Library) Items(ctx context.Context, q library.Query, keys []string) ([]library.Item, error) {
 	var rows []libraryItemModel
 	if err := s.scope(ctx, q).Where("key IN ?", keys).Find(&rows).Error; err != nil {
 		return nil, pgdb.Translate(err, "library item")
 	}
-	return toItems(rows), nil
+	items := toItems(rows)
+	library.Order(items)
+	return items, nil
 }
 
 // Item returns NotFound for an unknown id of the kind.
