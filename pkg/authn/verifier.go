@@ -87,10 +87,10 @@ type VerifierConfig struct {
 }
 
 // NewVerifier verifies tokens with keys from cfg.JWKSURL, held in memory and refetched in the
-// background until ctx is done (every cfg.RefreshInterval), so keys the issuer publishes ahead of signing with them are known
-// before the first token, and keys it withdraws stop being accepted. It does not fetch the
-// JWKS: the first token does, so a service may start before its issuer. It fails only when the
-// URL or the issuer is missing.
+// background until ctx is done (every cfg.RefreshInterval), so keys the issuer publishes ahead
+// of signing with them are known before the first token, and keys it withdraws stop being
+// accepted. It does not fetch the JWKS: the first token does, so a service may start before its
+// issuer. It fails only when the URL or the issuer is missing.
 func NewVerifier(ctx context.Context, cfg VerifierConfig) (*Verifier, error) {
 	if cfg.JWKSURL == "" || cfg.Issuer == "" {
 		return nil, errors.New("authn: new verifier: jwks url and issuer are required")
