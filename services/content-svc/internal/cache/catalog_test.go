@@ -27,6 +27,11 @@ import (
 // notified bounds how long a committed change takes to reach an index that listens.
 const notified = 2 * time.Second
 
+// reread bounds how long a committed change takes to reach the index and make it read the
+// whole catalog again: a notification, a failed pass and a whole read, which under CI's load
+// (every suite at once) once took more than notified.
+const reread = 10 * time.Second
+
 // lister counts the catalog's whole reads; panics, while above zero, makes that many reads of
 // changes panic as their first row arrives; gate, when set, holds every whole read but the
 // first until it is closed; middle, when set, hands on the changed templates whose name has it
@@ -292,7 +297,7 @@ var _ = Describe("the catalog's read model", func() {
 		before := page(p.c, every)
 		p.list.panics.Store(1)
 		Expect(db.Exec(`UPDATE containers SET created_at = now() + interval '1 day' WHERE is_published AND name LIKE 'P%'`).Error).To(Succeed())
-		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Eventually(p.list.reads.Load).WithTimeout(reread).Should(BeEquivalentTo(2))
 		Expect(page(p.c, every)).To(Equal(before), "the last good index answers while the catalog is read again")
 		Expect(p.c.Ready(context.Background())).To(Succeed())
 		close(p.list.gate)
@@ -311,7 +316,7 @@ var _ = Describe("the catalog's read model", func() {
 		cache.LoseLabel(p.c, id)
 		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 1 WHERE id = ?`, id).Error).To(Succeed())
 		p.c.Sync(context.Background())
-		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Eventually(p.list.reads.Load).WithTimeout(reread).Should(BeEquivalentTo(2))
 		Expect(p.c.Ready(context.Background())).To(MatchError(ContainSubstring("could not be put back")))
 		_, _, err := p.c.Templates(context.Background(), every)
 		e, ok := apperr.As(err)
@@ -319,7 +324,7 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(e.Kind).To(Equal(apperr.Unavailable))
 		Expect(p.logs.String()).To(ContainSubstring("level=ERROR msg=\"catalog index failed; reading the catalog again\""))
 		close(p.list.gate)
-		Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(notified).Should(Succeed())
+		Eventually(p.c.Ready).WithArguments(context.Background()).WithTimeout(reread).Should(Succeed())
 		Expect(page(p.c, every)).To(Equal(oracle(every)))
 	})
 
@@ -352,7 +357,7 @@ var _ = Describe("the catalog's read model", func() {
 		})).To(Succeed())
 		p.c.Sync(context.Background())
 		Expect(p.list.batch.Load()).To(BeEquivalentTo(8), "four changed, one renamed (in the middle), three deleted")
-		Eventually(p.list.reads.Load).WithTimeout(notified).Should(BeEquivalentTo(2))
+		Eventually(p.list.reads.Load).WithTimeout(reread).Should(BeEquivalentTo(2))
 		for i, q := range queries {
 			Expect(page(p.c, q)).To(Equal(before[i]), "the index as before the batch answers while the catalog is read again: %+v", q)
 		}
