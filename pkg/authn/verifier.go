@@ -86,6 +86,21 @@ type VerifierConfig struct {
 	Revocations Revocations
 }
 
+// Remote is the configuration of a service that accepts identity-svc's tokens, read from the
+// environment.
+type Remote struct {
+	// JWKSURL is identity-svc's key set, fetched lazily and cached.
+	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
+	// JWKSRefresh is how often the key set is fetched in the background, so keys identity-svc
+	// publishes ahead of a rotation are known before they sign; keep it at most identity's
+	// SIGNING_KEY_PREPUBLISH minus the JWKS cache lifetime.
+	JWKSRefresh time.Duration `env:"JWKS_REFRESH_INTERVAL" default:"5m"`
+	// Issuer is the iss every accepted token must carry (identity-svc's JWT_ISSUER).
+	Issuer string `env:"JWT_ISSUER" default:"http://127.0.0.1:8081"`
+	// Audience must be one of the aud values of every accepted token.
+	Audience string `env:"JWT_AUDIENCE" default:"motionstudio"`
+}
+
 // NewVerifier verifies tokens with keys from cfg.JWKSURL, held in memory and refetched in the
 // background until ctx is done (every cfg.RefreshInterval), so keys the issuer publishes ahead
 // of signing with them are known before the first token, and keys it withdraws stop being

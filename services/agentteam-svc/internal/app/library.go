@@ -25,7 +25,7 @@ func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access
 		return nil, nil, err
 	}
 	lib := library.NewService(library.Deps{
-		Store: cache.NewLibrary(facts, store.NewLibrary(a.db)), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.db)}, Source: src,
+		Store: cache.NewLibrary(facts, store.NewLibrary(a.DB)), Access: checker, Embedder: newEmbedder(cfg), Products: productIdentities{store.NewStructure(a.DB)}, Source: src,
 		AdminKey: cfg.SkillsAdminKey, HookSecret: cfg.SkillSource.WebhookSecret, NewID: service.NewID, Now: service.Now, Log: log,
 	})
 	if err := lib.SeedProfiles(ctx); err != nil {
@@ -39,7 +39,7 @@ func (a *App) newLibrary(ctx context.Context, cfg config.Config, checker *access
 	if src != nil {
 		syncer.Trigger()
 	}
-	a.workers = append(a.workers, syncer)
+	a.Workers = append(a.Workers, syncer)
 	return lib, syncer, nil
 }
 

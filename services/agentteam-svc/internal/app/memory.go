@@ -31,8 +31,8 @@ func newEmbedder(cfg config.Config) embed.Embedder {
 // and wakes the runs they resume), and adds to a's workers the listener of the change notices
 // that keep the replicas' indexes current.
 func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Logger, runs *store.Runs) *memory.Service {
-	st := store.NewMemory(a.db)
-	notices := bus.NewMemoryNotices(a.bus, log)
+	st := store.NewMemory(a.DB)
+	notices := bus.NewMemoryNotices(a.Bus, log)
 	svc := memory.NewService(memory.Deps{
 		Store:     st,
 		Runs:      runs,
@@ -45,6 +45,6 @@ func (a *App) newMemory(cfg config.Config, checker *access.Checker, log *slog.Lo
 		NewID:     service.NewID,
 		Now:       service.Now,
 	})
-	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return notices.Listen(ctx, svc) }))
+	a.Workers = append(a.Workers, service.WorkerFunc(func(ctx context.Context) error { return notices.Listen(ctx, svc) }))
 	return svc
 }

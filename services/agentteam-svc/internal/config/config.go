@@ -4,6 +4,7 @@ package config
 import (
 	"time"
 
+	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/config"
 	"github.com/motionstudio/platform/pkg/httpx"
 	"github.com/motionstudio/platform/pkg/natsx"
@@ -15,7 +16,7 @@ type Config struct {
 	HTTP httpx.Config
 	DB   pgdb.Config
 	NATS natsx.Config
-	Auth Auth
+	Auth authn.Remote
 	// Embeddings chooses the embedder of team memory and the skill library.
 	Embeddings Embeddings
 	// MemoryIndex bounds the in-memory vectors of team memory.
@@ -88,20 +89,6 @@ type SkillSource struct {
 	WebhookSecret string `env:"SKILLS_WEBHOOK_SECRET"`
 	// SyncDebounce is how long a push hook waits for more pushes before it re-syncs.
 	SyncDebounce time.Duration `env:"SKILLS_SYNC_DEBOUNCE" default:"2s"`
-}
-
-// Auth says where the identity service's public keys are.
-type Auth struct {
-	// JWKSURL is identity-svc's key set, fetched lazily and cached.
-	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
-	// JWKSRefresh is how often the key set is fetched in the background, so keys identity-svc
-	// publishes ahead of a rotation are known before they sign; keep it at most identity's
-	// SIGNING_KEY_PREPUBLISH minus the JWKS cache lifetime.
-	JWKSRefresh time.Duration `env:"JWKS_REFRESH_INTERVAL" default:"5m"`
-	// Issuer is the iss every accepted token must carry (identity-svc's JWT_ISSUER).
-	Issuer string `env:"JWT_ISSUER" default:"http://127.0.0.1:8081"`
-	// Audience must be one of the aud values of every accepted token.
-	Audience string `env:"JWT_AUDIENCE" default:"motionstudio"`
 }
 
 // Runs configures the agent-run worker, its model calls and its MCP calls.

@@ -29,7 +29,7 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 		MaxSingleBytes: cfg.Uploads.MaxSingleBytes, MinMultipartBytes: cfg.Uploads.MinMultipartBytes,
 		MaxMultipartBytes: cfg.Uploads.MaxMultipartBytes, PartSizeBytes: cfg.Uploads.PartSizeBytes,
 		URLTTL: cfg.Uploads.URLTTL, MaxAge: cfg.Uploads.MaxAge,
-	}, store.NewUploads(a.db), store.NewUploadObjects(objects), service.Now)
+	}, store.NewUploads(a.DB), store.NewUploadObjects(objects), service.Now)
 
 	var generator preview.PreviewGenerator = preview.NewBuiltin()
 	if cfg.Previews.AIURL != "" {
@@ -38,19 +38,19 @@ func (a *App) filesHandler(cfg config.Config, log *slog.Logger, objects *blob.St
 	previews := preview.NewService(preview.Config{
 		MaxImageBytes: cfg.Previews.MaxImageBytes, MaxImagePixels: cfg.Previews.MaxImagePixels, Lease: cfg.Previews.Lease,
 		MaxAttempts: cfg.Previews.MaxAttempts, StaleAfter: cfg.Previews.StaleAfter,
-	}, store.NewPreviews(a.db, outbox.NewWriter(events.SourceContent)), store.NewPreviewObjects(objects), generator)
+	}, store.NewPreviews(a.DB, outbox.NewWriter(events.SourceContent)), store.NewPreviewObjects(objects), generator)
 
-	a.workers = append(a.workers,
+	a.Workers = append(a.Workers,
 		service.WorkerFunc(func(ctx context.Context) error { return uploads.RunSweeper(ctx, cfg.Uploads.SweepEvery, log) }),
 		service.WorkerFunc(func(ctx context.Context) error {
-			return bus.RunPreviewWorker(ctx, a.bus, previews, cfg.Previews.Concurrency)
+			return bus.RunPreviewWorker(ctx, a.Bus, previews, cfg.Previews.Concurrency)
 		}),
 		service.WorkerFunc(func(ctx context.Context) error { return previews.RunRequeuer(ctx, cfg.Previews.RequeueEvery, log) }),
 	)
 	return httpapi.NewHandler(httpapi.Deps{
-		Render:    render.NewService(store.NewRenderServers(a.db)),
-		Media:     media.NewService(store.NewMedia(a.db), store.NewObjects(objects)),
-		Site:      site.NewService(cache.Ratings{Store: store.NewSite(a.db), Catalog: listings}, service.Now, service.NewID),
+		Render:    render.NewService(store.NewRenderServers(a.DB)),
+		Media:     media.NewService(store.NewMedia(a.DB), store.NewObjects(objects)),
+		Site:      site.NewService(cache.Ratings{Store: store.NewSite(a.DB), Catalog: listings}, service.Now, service.NewID),
 		Uploads:   uploads,
 		Previews:  previews,
 		ObjectURL: objects.PublicURL,

@@ -4,6 +4,7 @@ package config
 import (
 	"time"
 
+	"github.com/motionstudio/platform/pkg/authn"
 	"github.com/motionstudio/platform/pkg/blob"
 	"github.com/motionstudio/platform/pkg/config"
 	"github.com/motionstudio/platform/pkg/httpx"
@@ -17,7 +18,7 @@ type Config struct {
 	DB       pgdb.Config
 	NATS     natsx.Config
 	Blob     blob.Config
-	Auth     Auth
+	Auth     authn.Remote
 	Uploads  Uploads
 	Previews Previews
 	Catalog  Catalog
@@ -35,20 +36,6 @@ type Public struct {
 	// may read (only) the public prefixes; turn it off where the operator manages the bucket
 	// policy or a CDN serves the files.
 	SetPolicy bool `env:"S3_PUBLIC_READ_POLICY" default:"true"`
-}
-
-// Auth says where the identity service's public keys are.
-type Auth struct {
-	// JWKSURL is identity-svc's key set, fetched lazily and cached.
-	JWKSURL string `env:"JWKS_URL" default:"http://127.0.0.1:8081/.well-known/jwks.json"`
-	// JWKSRefresh is how often the key set is fetched in the background, so keys identity-svc
-	// publishes ahead of a rotation are known before they sign; keep it at most identity's
-	// SIGNING_KEY_PREPUBLISH minus the JWKS cache lifetime.
-	JWKSRefresh time.Duration `env:"JWKS_REFRESH_INTERVAL" default:"5m"`
-	// Issuer is the iss every accepted token must carry (identity-svc's JWT_ISSUER).
-	Issuer string `env:"JWT_ISSUER" default:"http://127.0.0.1:8081"`
-	// Audience must be one of the aud values of every accepted token.
-	Audience string `env:"JWT_AUDIENCE" default:"motionstudio"`
 }
 
 // Uploads bounds the AEP source-file uploads. Sizes are bytes; MB and GB are decimal.

@@ -47,13 +47,13 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 	checker := domaincheck.New(domaincheck.Options{
 		DNSServer: acfg.DomainDNSServer, HTTPAddr: acfg.DomainCheckHTTPAddr, AllowLoopback: acfg.OutboundAllowLoopback,
 	})
-	keyStore := cache.NewKeys(store.NewAPIKeys(a.db, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), acfg.APIKeys.CacheKeys, service.Now)
+	keyStore := cache.NewKeys(store.NewAPIKeys(a.DB, writer), acfg.APIKeys.CacheTTL, min(acfg.APIKeys.CacheTTL, 10*time.Second), acfg.APIKeys.CacheKeys, service.Now)
 	keys := apikey.NewService(keyStore, apikey.NewCounter(), apikey.NewLocalLimiter(keyLeaser{limiter}, service.Now), acfg.APIKeys.Brand, service.Now, service.NewID)
-	tenants := tenant.NewService(store.NewTenants(a.db, writer, a.heldAccounts), checker, tenant.Options{
+	tenants := tenant.NewService(store.NewTenants(a.DB, writer, a.heldAccounts), checker, tenant.Options{
 		Now: service.Now, NewID: service.NewID, NewToken: challengeToken, ChallengeTTL: acfg.DomainChallengeTTL,
 		TokenLife: revokedFor(cfg), Hooks: []tenant.StatusHook{sessions, forgetTenantKeys(keyStore)},
 	})
-	hookStore := store.NewWebhooks(a.db, writer)
+	hookStore := store.NewWebhooks(a.DB, writer)
 	hooks := webhook.NewService(hookStore, sealer, func(raw string) error {
 		return outbound.ValidateURL(raw, acfg.OutboundAllowLoopback)
 	}, slices.Collect(maps.Keys(events.WebhookEvents())), service.Now, service.NewID)
@@ -61,12 +61,12 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 		Timeout: acfg.Webhooks.Timeout, MaxBodyBytes: webhook.MaxStoredBody, AllowLoopback: acfg.OutboundAllowLoopback,
 		UserAgent: "MotionStudio-Webhooks/1.0", DNSServer: acfg.OutboundDNSServer,
 	}), a.log)
-	deliveries, err := newCountedQueue(hookStore, a.server.Registry)
+	deliveries, err := newCountedQueue(hookStore, a.Server.Registry)
 	if err != nil {
 		return nil, err
 	}
-	consumers := bus.NewWebhooks(a.bus, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
-	a.workers = append(a.workers,
+	consumers := bus.NewWebhooks(a.Bus, hookStore, webhook.NewDeliverer(deliveries, sender, sealer, schedule, service.Now, service.NewID), a.log, service.NewID, service.Now)
+	a.Workers = append(a.Workers,
 		service.WorkerFunc(func(ctx context.Context) error {
 			return service.Every(ctx, acfg.DomainCheckInterval, func(ctx context.Context) {
 				if _, err := tenants.CheckPending(ctx, 100); err != nil {
@@ -85,8 +85,8 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 			}
 			return err
 		}),
-		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.bus, a.log, keyStore.Forget) }),
-		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetTenantKeys(ctx, a.bus, a.log, keyStore.ForgetTenant) }),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetRevokedKeys(ctx, a.Bus, a.log, keyStore.Forget) }),
+		service.WorkerFunc(func(ctx context.Context) error { return bus.ForgetTenantKeys(ctx, a.Bus, a.log, keyStore.ForgetTenant) }),
 		service.WorkerFunc(consumers.FanOut),
 		service.WorkerFunc(func(ctx context.Context) error { return consumers.Deliveries(ctx, acfg.Webhooks.Concurrency) }),
 		service.WorkerFunc(func(ctx context.Context) error {
@@ -98,7 +98,7 @@ func newAccountHandler(a *App, cfg config.Config, key ed25519.PrivateKey, writer
 		}),
 	)
 	return accountapi.NewHandler(accountapi.Deps{
-		Users:    account.NewUsers(store.NewUsers(a.db, writer, a.heldAccounts), sessions, service.Now),
+		Users:    account.NewUsers(store.NewUsers(a.DB, writer, a.heldAccounts), sessions, service.Now),
 		Tenants:  tenants,
 		APIKeys:  keys,
 		Webhooks: hooks,

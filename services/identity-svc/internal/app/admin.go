@@ -50,14 +50,14 @@ func Admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 	if len(args) == 0 {
 		return errors.New(adminUsage)
 	}
+	if err := Migrate(ctx, cfg, log); err != nil {
+		return err
+	}
 	db, err := pgdb.Open(ctx, cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer pgdb.Close(db)
-	if err := migrate(ctx, db, log); err != nil {
-		return err
-	}
 	writer := outbox.NewWriter(events.SourceIdentity)
 	accounts := account.NewService(store.NewUsers(db, writer, nil), store.NewTenants(db, writer, nil),
 		password.NewHasher(password.Default), service.Now, service.NewID)

@@ -5,22 +5,17 @@ package app
 import (
 	"context"
 	"crypto/ed25519"
-	"fmt"
 	"log/slog"
-	"net"
 
 	"github.com/redis/go-redis/v9"
-	"gorm.io/gorm"
 
 	"github.com/motionstudio/platform/pkg/authn"
+	"github.com/motionstudio/platform/pkg/core"
 	"github.com/motionstudio/platform/pkg/crypt"
 	"github.com/motionstudio/platform/pkg/httpx"
-	"github.com/motionstudio/platform/pkg/natsx"
 	"github.com/motionstudio/platform/pkg/outbox"
-	"github.com/motionstudio/platform/pkg/pgdb"
 	"github.com/motionstudio/platform/pkg/redisx"
 	"github.com/motionstudio/platform/pkg/service"
-	"github.com/motionstudio/platform/pkg/telemetry"
 	events "github.com/motionstudio/platform/proto-events"
 	"github.com/motionstudio/platform/services/identity-svc/api"
 	"github.com/motionstudio/platform/services/identity-svc/internal/cache"
@@ -36,73 +31,51 @@ import (
 // Name is the service name used in logs, metrics and the NATS connection.
 const Name = "identity-svc"
 
-// App is a running identity service.
+// App is a running identity service: its core (pkg/core) and what it adds.
 type App struct {
-	log    *slog.Logger
-	db     *gorm.DB
-	rdb    *redis.Client
-	bus    *natsx.Bus
-	server *httpx.Server
-	relay  *outbox.Relay
+	*core.Core
+	log *slog.Logger
+	rdb *redis.Client
 	// heldAccounts are the users refreshes read, kept in memory while its listener listens;
 	// every store that writes users or tenants tells it.
 	heldAccounts *cache.Accounts
-	// workers are what Run runs beside the relay: the HTTP server, the accounts cache's
-	// listener, the signing keys' reloader, the password-reset worker and the account
-	// (accounts.go) and billing (billing.go) consumers and sweepers.
-	workers []service.Worker
-	closers service.Closers
 	// keys are the signing keys, reread from the database by a worker while Run runs.
 	keys *token.Ring
 }
 
 // Migrate applies the outbox's and the service's migrations.
 func Migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	db, err := pgdb.Open(ctx, cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer pgdb.Close(db)
-	return migrate(ctx, db, log)
+	return core.Migrate(ctx, cfg.DB, log, store.Migrations)
 }
 
-func migrate(ctx context.Context, db *gorm.DB, log *slog.Logger) error {
-	return pgdb.Migrate(ctx, db, log, outbox.Migrations, store.Migrations)
-}
-
-// New connects to every dependency and builds the service. The caller must Close it.
+// New connects to every dependency and builds the service. The caller must Close it. Besides
+// the core's, its workers are the accounts cache's listener, the signing keys' reloader, the
+// password-reset worker and the account (accounts.go) and billing (billing.go) consumers and
+// sweepers.
 func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err error) {
 	a := &App{log: log}
+	a.Core, err = core.Open(ctx, core.Options{
+		Service: Name, HTTP: cfg.HTTP, DB: cfg.DB, NATS: cfg.NATS, Streams: []string{events.StreamIdentityEvents, events.StreamJobs},
+		OpenAPI: api.OpenAPI, ErrorStyle: httpx.ProblemJSON, JobQueue: store.WebhookQueueQuery + " UNION ALL " + store.ResetQueueQuery,
+		Checks: []httpx.Check{{Name: "redis", Fn: func(ctx context.Context) error { return redisx.Ping(ctx, a.rdb) }}},
+	}, log)
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
 		if err != nil {
 			a.Close()
 		}
 	}()
-	stopTracing, err := telemetry.Setup(ctx, Name)
-	if err != nil {
-		return nil, err
-	}
-	a.closers.Add(func() { telemetry.Stop(stopTracing, log) })
-	if a.db, err = pgdb.Open(ctx, cfg.DB); err != nil {
-		return nil, err
-	}
-	a.closers.Add(func() { _ = pgdb.Close(a.db) })
 	if a.rdb, err = redisx.Connect(ctx, cfg.Redis); err != nil {
 		return nil, err
 	}
-	a.closers.Add(func() { _ = a.rdb.Close() })
-	if a.bus, err = natsx.Connect(ctx, cfg.NATS, Name, log); err != nil {
-		return nil, err
-	}
-	a.closers.Add(a.bus.Close)
-	if err = a.bus.EnsureStreams(ctx, events.StreamIdentityEvents, events.StreamJobs); err != nil {
-		return nil, err
-	}
+	a.Closers.Add(func() { _ = a.rdb.Close() })
 	key, err := signingKey(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if a.keys, err = newRing(ctx, a.db, cfg, key); err != nil {
+	if a.keys, err = newRing(ctx, a.DB, cfg, key); err != nil {
 		return nil, err
 	}
 	clients, err := token.ParseClients(cfg.ServiceClients, cfg.ServiceClientAudiences, cfg.Audience)
@@ -114,36 +87,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 		Audience: cfg.Audience, Clients: clients}, service.Now)
 	limiter := redisx.NewLimiter(a.rdb, cfg.Redis.KeyPrefix+"ratelimit:")
 	a.heldAccounts = cache.NewAccounts(cfg.Auth.RefreshCacheUsers)
-
-	asyncDoc, ok := events.AsyncAPI(events.ServiceIdentity)
-	if !ok {
-		return nil, fmt.Errorf("app: no AsyncAPI document for %s", Name)
-	}
-	a.server, err = httpx.New(httpx.Options{
-		Service: Name, Config: cfg.HTTP, Logger: log, ErrorStyle: httpx.ProblemJSON, OpenAPI: api.OpenAPI, AsyncAPI: asyncDoc,
-		Checks: []httpx.Check{
-			{Name: "postgres", Fn: func(ctx context.Context) error { return pgdb.Ping(ctx, a.db) }},
-			{Name: "redis", Fn: func(ctx context.Context) error { return redisx.Ping(ctx, a.rdb) }},
-			{Name: "nats", Fn: a.bus.Ping},
-		},
-	})
+	listener, err := cache.NewListener(a.heldAccounts, cfg.DB.DSN, log, a.Server.Registry)
 	if err != nil {
 		return nil, err
 	}
-	dbStats, err := pgdb.NewStatsCollector(ctx, a.db)
-	if err != nil {
-		return nil, err
-	}
-	listener, err := cache.NewListener(a.heldAccounts, cfg.DB.DSN, log, a.server.Registry)
-	if err != nil {
-		return nil, err
-	}
-	a.workers = append(a.workers, a.server, listener,
+	a.Workers = append(a.Workers, listener,
 		service.WorkerFunc(func(ctx context.Context) error { return runRing(ctx, a.keys, cfg, log) }))
-	err = a.server.Register(dbStats, outbox.NewLagCollector(a.db), a.bus.ConsumerCollector(), pgdb.NewJobQueueCollector(a.db, store.WebhookQueueQuery+" UNION ALL "+store.ResetQueueQuery))
-	if err != nil {
-		return nil, err
-	}
 	authHandler, sessions, err := newAuthHandler(a, cfg, key, issuer, limiter)
 	if err != nil {
 		return nil, err
@@ -162,27 +111,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (_ *App, err 
 	for i := range areas {
 		areas[i].Policies = authapi.LiveSessions(areas[i].Policies, sessions)
 	}
-	if err = httpx.Mount(a.server.Echo, api.OpenAPI, areas...); err != nil {
+	if err = httpx.Mount(a.Server.Echo, api.OpenAPI, areas...); err != nil {
 		return nil, err
 	}
-	a.relay = outbox.NewRelay(a.db, a.bus, log, outbox.RelayConfig{})
 	return a, nil
 }
-
-// Listen binds the HTTP address ahead of Run, so that a caller can read the port it got
-// (tests listen on port 0).
-func (a *App) Listen() (net.Addr, error) { return a.server.Listen() }
-
-// Run serves HTTP, runs the consumers and workers and relays the outbox until ctx is done or
-// one of them fails. On shutdown /readyz turns 503 at once and HTTP drains while the
-// consumers stop fetching and finish or nak what they hold; the relay then makes a last pass
-// over what they wrote, and Close closes the connections.
-func (a *App) Run(ctx context.Context) error {
-	return a.relay.Beside(ctx, func(ctx context.Context) error { return service.RunAll(ctx, a.workers...) })
-}
-
-// Close releases what New opened, in reverse order, and flushes the spans not yet exported.
-func (a *App) Close() { a.closers.Close() }
 
 // signingKey loads the Ed25519 key once; it signs tokens and, without ENCRYPTION_KEYS or
 // ENCRYPTION_KEY, seeds the keys that seal secrets at rest.

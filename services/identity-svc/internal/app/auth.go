@@ -45,14 +45,14 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		return nil, nil, err
 	}
 	writer := outbox.NewWriter(events.SourceIdentity)
-	users := store.NewUsers(a.db, writer, a.heldAccounts)
-	authStore := store.NewAuth(a.db, users)
+	users := store.NewUsers(a.DB, writer, a.heldAccounts)
+	authStore := store.NewAuth(a.DB, users)
 	sessions := redissession.NewStore(a.rdb, cfg.Redis.KeyPrefix, c.RefreshTokenTTL, revokedFor(cfg),
-		store.NewSessionEvents(a.db, writer, revokedFor(cfg)))
-	resets := store.NewResetJobs(a.db)
+		store.NewSessionEvents(a.DB, writer, revokedFor(cfg)))
+	resets := store.NewResetJobs(a.DB)
 	svc, err := auth.NewService(auth.Deps{
 		Users:    a.heldAccounts.Users(users),
-		Tenants:  store.NewTenants(a.db, writer, a.heldAccounts),
+		Tenants:  store.NewTenants(a.DB, writer, a.heldAccounts),
 		Sessions: sessions,
 		Hasher:   password.NewHasher(password.Default),
 		Tokens:   issuer,
@@ -91,7 +91,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 		return nil, nil, err
 	}
 	if c.ResetWorker {
-		a.workers = append(a.workers,
+		a.Workers = append(a.Workers,
 			service.WorkerFunc(func(ctx context.Context) error { return svc.RunResets(ctx, c.ResetPoll) }),
 			service.WorkerFunc(func(ctx context.Context) error {
 				return jobs.RunRequeuer(ctx, c.ResetPoll, a.log, "password resets", func(ctx context.Context) (int, error) {
@@ -99,7 +99,7 @@ func newAuthHandler(a *App, cfg config.Config, key ed25519.PrivateKey, issuer *t
 				})
 			}))
 	}
-	pushes := push.NewService(store.NewPushSubscriptions(a.db), service.Now, service.NewID)
+	pushes := push.NewService(store.NewPushSubscriptions(a.DB), service.Now, service.NewID)
 	return authapi.NewHandler(authapi.Deps{Auth: svc, Push: pushes}), sessions, nil
 }
 
@@ -117,7 +117,7 @@ func newNotifier(a *App, c config.Auth) (notify.Notifier, error) {
 	smtp := sender.NewSMTP(sender.SMTPConfig{Addr: c.SMTPAddr, From: c.SMTPFrom, Username: c.SMTPUsername, Password: c.SMTPPassword})
 	switch c.NotifyMode {
 	case "dev":
-		dev := sender.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.db))
+		dev := sender.NewDev(a.log.With(slog.String("component", "notify")), store.NewNotifications(a.DB))
 		if c.SMTPAddr != "" {
 			return notify.Router{Email: sender.Tee{dev, smtp}, SMS: dev}, nil
 		}

@@ -32,11 +32,11 @@ func newBillingHandler(a *App, cfg config.Config, writer *outbox.Writer) *billin
 			APIURL: bcfg.WebhookAPIURL, APIKey: bcfg.WebhookAPIKey, Secret: bcfg.WebhookSecret, ReturnURL: bcfg.ReturnURL,
 		})
 	}
-	svc := billing.NewService(store.NewBilling(a.db, writer, a.heldAccounts), billing.Options{
+	svc := billing.NewService(store.NewBilling(a.DB, writer, a.heldAccounts), billing.Options{
 		Gateways: gateways, CallbackURL: bcfg.CallbackBaseURL + "/redirect", ReturnURL: bcfg.ReturnURL,
 		BalanceCurrency: cfg.BalanceCurrency, Now: service.Now, NewID: service.NewID,
 	})
-	quests := quest.NewService(store.NewQuests(a.db, writer, a.heldAccounts), service.Now, service.NewID)
-	a.workers = append(a.workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.bus, quests) }))
+	quests := quest.NewService(store.NewQuests(a.DB, writer, a.heldAccounts), service.Now, service.NewID)
+	a.Workers = append(a.Workers, service.WorkerFunc(func(ctx context.Context) error { return bus.ConsumeQuestSteps(ctx, a.Bus, quests) }))
 	return billingapi.NewHandler(svc, quests)
 }
