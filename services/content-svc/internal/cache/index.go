@@ -58,8 +58,8 @@ type keys struct {
 //
 //   - Filter values (premium, each mode, aspect, category and tag id, lower-cased): an
 //     entrySet each, a sorted list while sparse, a bitmap past 1/32 of the slots.
-//   - Orders: for each of catalog.Sorts(), the slots in use in that order (orders) and each
-//     slot's label in it (ranks; meaningless for a free slot). The keys are those of the SQL
+//   - Orders: for each of catalog.Sorts(), the slots in use in that order (orders, held in
+//     blocks: order.go) and each slot's label in it (ranks; meaningless for a free slot). The keys are those of the SQL
 //     listing: created_at DESC, use_count DESC, rate_avg DESC, each then id DESC, and name in
 //     byte order then id ASC. A label is not a place: labels only increase along the order,
 //     with gaps, so a template entering, leaving or moving changes its own label (and, when
@@ -126,8 +126,10 @@ type index struct {
 	premium                    *entrySet
 	modes, aspects, cats, tags map[string]*entrySet
 
-	orders [nOrders][]int32
+	orders [nOrders]order
 	ranks  [nOrders][]int32
+	// built are the orders' slots as the first read adds them, sorted into orders by finish.
+	built [nOrders][]int32
 
 	lexID    table
 	lexOff   []uint32
@@ -156,7 +158,7 @@ func (ix *index) reserve(n int) {
 	ix.names.at, ix.cards.at = make([]uint32, 0, n), make([]uint32, 0, n)
 	ix.alive = make([]uint64, 0, (n+63)/64)
 	for o := range nOrders {
-		ix.orders[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
+		ix.built[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
 	}
 }
 
@@ -179,8 +181,9 @@ func (ix *index) words() int { return (len(ix.ids) + 63) / 64 }
 // postings bitmaps.
 func (ix *index) finish() {
 	for o := range nOrders {
-		slices.SortFunc(ix.orders[o], func(a, b int32) int { return ix.compare(o, a, b) })
-		ix.spread(o, 0, len(ix.orders[o])-1)
+		slices.SortFunc(ix.built[o], func(a, b int32) int { return ix.compare(o, a, b) })
+		ix.orders[o], ix.built[o] = newOrder(ix.built[o]), nil
+		ix.spread(o, 0, ix.orders[o].len()-1)
 	}
 	ix.byText = make([]int32, len(ix.post))
 	for l := range ix.byText {
@@ -361,14 +364,16 @@ func (ix *index) check() error {
 		return fmt.Errorf("cache: %d slots in use, %d alive, %d mapped", ix.n, ones(ix.alive), ix.slot.n)
 	}
 	for o := range nOrders {
-		order, ranks := ix.orders[o], ix.ranks[o]
-		if len(order) != ix.n {
-			return fmt.Errorf("cache: order %d holds %d of %d slots", o, len(order), ix.n)
+		order, ranks := &ix.orders[o], ix.ranks[o]
+		if order.len() != ix.n {
+			return fmt.Errorf("cache: order %d holds %d of %d slots", o, order.len(), ix.n)
 		}
-		for p, s := range order {
-			if ix.alive[s/64]>>(s%64)&1 == 0 || p > 0 && (ranks[order[p-1]] >= ranks[s] || ix.compare(o, order[p-1], s) >= 0) {
+		prev := int32(-1)
+		for p, s := range order.from(0) {
+			if ix.alive[s/64]>>(s%64)&1 == 0 || p > 0 && (ranks[prev] >= ranks[s] || ix.compare(o, prev, s) >= 0) {
 				return fmt.Errorf("cache: order %d is out of order at place %d", o, p)
 			}
+			prev = s
 		}
 	}
 	return nil
@@ -418,7 +423,7 @@ func (ix *index) takeOut(s int32, staying bool) {
 		// A template put back at once keeps its places until put moves it.
 		for o := range nOrders {
 			if p, ok := ix.place(o, s); ok {
-				ix.orders[o] = slices.Delete(ix.orders[o], p, p+1)
+				ix.orders[o].remove(p)
 			}
 		}
 	}
@@ -434,38 +439,27 @@ func (ix *index) takeOut(s int32, staying bool) {
 	}
 }
 
-// move moves slot s, whose keys changed, from its place p in order o to its new place q,
-// shifting only the slots between them: a use counted moves a template a few places.
+// move moves slot s, whose keys changed, from its place in order o to its new place: a use
+// counted moves a template a few places.
 func (ix *index) move(o int, s int32) {
-	order := ix.orders[o]
+	order := &ix.orders[o]
 	p, ok := ix.place(o, s)
 	if !ok {
 		panic(fmt.Sprintf("cache: slot %d is not in order %d", s, o))
 	}
-	// The new place among the other slots: the order without s at p.
-	q := sort.Search(len(order)-1, func(i int) bool {
-		if i >= p {
-			i++
-		}
-		return ix.compare(o, order[i], s) > 0
-	})
-	switch {
-	case q < p:
-		copy(order[q+1:p+1], order[q:p])
-	case q > p:
-		copy(order[p:q], order[p+1:q+1])
-	default:
-		return
+	order.remove(p)
+	q := order.search(func(x int32) bool { return ix.compare(o, x, s) > 0 })
+	order.insert(q, s)
+	if q != p {
+		ix.label(o, q)
 	}
-	order[q] = s
-	ix.label(o, q)
 }
 
 // place answers the place of slot s in order o, found by its label, and whether s is there.
 func (ix *index) place(o int, s int32) (int, bool) {
-	order, ranks := ix.orders[o], ix.ranks[o]
-	p := sort.Search(len(order), func(i int) bool { return ranks[order[i]] >= ranks[s] })
-	return p, p < len(order) && order[p] == s
+	order, ranks := &ix.orders[o], ix.ranks[o]
+	p := order.search(func(x int32) bool { return ranks[x] >= ranks[s] })
+	return p, p < order.len() && order.at(p) == s
 }
 
 // label gives the slot at place q of order o, just placed there, a label between its
@@ -477,18 +471,19 @@ func (ix *index) place(o int, s int32) (int, bool) {
 // another, relabel ever wider windows ever more rarely, not the whole order each time). Most
 // changes relabel three slots.
 func (ix *index) label(o, q int) {
-	order, ranks := ix.orders[o], ix.ranks[o]
+	order, ranks := &ix.orders[o], ix.ranks[o]
+	last := order.len() - 1
 	for k := 1; ; k *= 2 {
-		lo, hi := max(q-k, 0), min(q+k, len(order)-1)
+		lo, hi := max(q-k, 0), min(q+k, last)
 		below, above := int64(math.MinInt32), int64(math.MaxInt32)
 		if lo > 0 {
-			below = int64(ranks[order[lo-1]])
+			below = int64(ranks[order.at(lo-1)])
 		}
-		if hi < len(order)-1 {
-			above = int64(ranks[order[hi+1]])
+		if hi < last {
+			above = int64(ranks[order.at(hi+1)])
 		}
 		w := int64(hi - lo + 1)
-		if above-below >= (w+1)*max(2, int64(math.Sqrt(float64(w)))) || lo == 0 && hi == len(order)-1 {
+		if above-below >= (w+1)*max(2, int64(math.Sqrt(float64(w)))) || lo == 0 && hi == last {
 			ix.spread(o, lo, hi)
 			return
 		}
@@ -498,17 +493,20 @@ func (ix *index) label(o, q int) {
 // spread gives the slots at places lo..hi of order o labels evenly spaced between those just
 // outside them (or the ends of int32).
 func (ix *index) spread(o, lo, hi int) {
-	order, ranks := ix.orders[o], ix.ranks[o]
+	order, ranks := &ix.orders[o], ix.ranks[o]
 	below, above := int64(math.MinInt32), int64(math.MaxInt32)
 	if lo > 0 {
-		below = int64(ranks[order[lo-1]])
+		below = int64(ranks[order.at(lo-1)])
 	}
-	if hi < len(order)-1 {
-		above = int64(ranks[order[hi+1]])
+	if hi < order.len()-1 {
+		above = int64(ranks[order.at(hi+1)])
 	}
 	n := int64(hi - lo + 2)
-	for p := lo; p <= hi; p++ {
-		ranks[order[p]] = int32(below + (above-below)*int64(p-lo+1)/n) // #nosec G115 -- between below and above
+	for p, s := range order.from(lo) {
+		if p > hi {
+			break
+		}
+		ranks[s] = int32(below + (above-below)*int64(p-lo+1)/n) // #nosec G115 -- between below and above
 	}
 }
 
@@ -546,16 +544,15 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	}
 	for o := range nOrders {
 		if ix.building {
-			ix.orders[o] = append(ix.orders[o], s)
+			ix.built[o] = append(ix.built[o], s)
 			continue
 		}
 		if placed {
 			ix.move(o, s)
 			continue
 		}
-		order := ix.orders[o]
-		q := sort.Search(len(order), func(p int) bool { return ix.compare(o, order[p], s) > 0 })
-		ix.orders[o] = slices.Insert(order, q, s)
+		q := ix.orders[o].search(func(x int32) bool { return ix.compare(o, x, s) > 0 })
+		ix.orders[o].insert(q, s)
 		ix.label(o, q)
 	}
 	if ix.alive[s/64]>>(s%64)&1 == 0 {
@@ -1286,7 +1283,7 @@ func (m *match) page(sort string, offset, limit int) []int32 {
 	if sort != catalog.SortRelevance || m.words == 0 {
 		if m.words == 0 && !m.filtered {
 			// Every slot in use passes: the page is a window of the order.
-			return window(m.ix.orders[orderOf(sort)], offset, limit)
+			return m.ix.orders[orderOf(sort)].window(offset, limit)
 		}
 		chosen := m.s.matched
 		if m.words == 0 {
@@ -1322,11 +1319,11 @@ func (m *match) page(sort string, offset, limit int) []int32 {
 // slots pass, sorting them by their place costs less than walking the order until enough
 // passed (about (offset+limit) * slots / passing steps, each a bit test at a random place).
 func (m *match) pageOf(chosen []uint64, o, offset, limit int) []int32 {
-	ranks, order := m.ix.ranks[o], m.ix.orders[o]
+	ranks, order := m.ix.ranks[o], &m.ix.orders[o]
 	passing := ones(chosen)
-	if float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(len(order)) {
+	if float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(order.len()) {
 		var entries []int32
-		for _, e := range order {
+		for _, e := range order.from(0) {
 			if chosen[e/64]>>(e%64)&1 != 0 {
 				if offset > 0 {
 					offset--
@@ -1356,18 +1353,21 @@ func window(entries []int32, offset, limit int) []int32 {
 }
 
 // size estimates the bytes the index holds: per slot its id (16), keys (24), name and card
-// (records: their offsets and bytes), record of lexemes, orders' places and labels (32) and the
-// slot table's cells; per lexeme its text, its offset (4), postings word (4), place in byText
-// (4) and table cells; the lists and bitmaps of postings and of the filter values.
+// (records: their offsets and bytes), record of lexemes, labels (16) and the slot table's
+// cells; the orders' blocks; per lexeme its text, its offset (4), postings word (4), place in
+// byText (4) and table cells; the lists and bitmaps of postings and of the filter values.
 func (ix *index) size() int {
 	n := 40*len(ix.ids) + ix.names.size() + ix.cards.size() + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) +
-		8*len(ix.alive) + 8*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
+		8*len(ix.alive) + 4*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for v, s := range sets {
 			n += len(v) + s.size()
 		}
 	}
 	n += len(ix.lexBytes) + 12*len(ix.post) + 4*len(ix.lexID.cells)
+	for o := range nOrders {
+		n += ix.orders[o].size()
+	}
 	for _, m := range ix.many {
 		n += 32 + 4*cap(m.list)
 		if m.bits != nil {
