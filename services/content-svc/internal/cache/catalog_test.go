@@ -313,7 +313,7 @@ var _ = Describe("the catalog's read model", func() {
 		p.run(false)
 		var id string
 		Expect(db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 1`).Scan(&id).Error).To(Succeed())
-		cache.LoseLabel(p.c, id)
+		cache.LosePlace(p.c, id)
 		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 1 WHERE id = ?`, id).Error).To(Succeed())
 		p.c.Sync(context.Background())
 		Eventually(p.list.reads.Load).WithTimeout(reread).Should(BeEquivalentTo(2))

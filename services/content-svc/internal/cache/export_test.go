@@ -14,11 +14,18 @@ func BreakNewWords(c *Catalog) {
 	c.ix.byText[len(c.ix.byText)/2] = math.MaxInt32
 }
 
-// LoseLabel makes c's index lose template id's place in an order, as a bug would: the next
-// change of the template panics, and so does putting it back.
-func LoseLabel(c *Catalog, id string) {
+// LosePlace makes c's index lose template id's place in an order, as a bug would: the next
+// change of the template panics, and so does putting it back. (Its label is left as it is: a
+// label out of order would be found or not depending on where the search probes.)
+func LosePlace(c *Catalog, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, _ := c.ix.slotOf(uuid.MustParse(id))
-	c.ix.ranks[orderNewest][s] = math.MaxInt32
+	order := &c.ix.orders[orderNewest]
+	for p, x := range order.from(0) {
+		if x == s {
+			order.remove(p)
+			return
+		}
+	}
 }
