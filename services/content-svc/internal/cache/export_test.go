@@ -15,13 +15,18 @@ func BreakNewWords(c *Catalog) {
 }
 
 // LosePlace makes c's index lose template id's place in an order, as a bug would: the next
-// change of the template panics, and so does putting it back. (Its label is left as it is: a
-// label out of order would be found or not depending on where the search probes.)
+// change of the template panics, and so does putting it back.
 func LosePlace(c *Catalog, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, _ := c.ix.slotOf(uuid.MustParse(id))
-	order := &c.ix.orders[orderNewest]
+	losePlace(c.ix, s)
+}
+
+// losePlace takes slot s out of ix's newest order and leaves its label as it is. (A label put
+// out of order instead would be found or not depending on where the search probes.)
+func losePlace(ix *index, s int32) {
+	order := &ix.orders[orderNewest]
 	for p, x := range order.from(0) {
 		if x == s {
 			order.remove(p)

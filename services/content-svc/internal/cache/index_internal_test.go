@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -230,9 +229,9 @@ var _ = Describe("a batch of changes", func() {
 	It("says the index is broken when it cannot be put back, so that it does not answer", func() {
 		r := rand.New(rand.NewPCG(8, 9)) // #nosec G404 -- test data
 		ix, _, ids := filled(r)
-		// A bug every change of the template trips on, undoing it too: its label is lost.
+		// A bug every change of the template trips on, undoing it too: its place is lost.
 		s, _ := ix.slotOf(uuid.MustParse(ids[0]))
-		ix.ranks[orderNewest][s] = math.MaxInt32
+		losePlace(ix, s)
 		Expect(ix.applyAll([]catalog.ListingRow{randomRow(r, ids[0]), randomRow(r, ids[1])})).To(MatchError(errBroken))
 	})
 })
