@@ -203,20 +203,27 @@ func (c *Catalog) Sync(ctx context.Context) {
 }
 
 // Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
-// the index alone; apperr Unavailable before the catalog is read.
-func (c *Catalog) Templates(_ context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
-	s := <-c.scratches
+// the index alone; apperr Unavailable before the catalog is read, and ctx's error when it is
+// done while the listing waits for a scratch. The scratch goes back to the pool however the
+// listing ends, a panic included, so a bug never leaves the listings after it waiting.
+func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+	var s *scratch
+	select {
+	case s = <-c.scratches:
+	case <-ctx.Done():
+		return nil, 0, ctx.Err()
+	}
+	defer func() { c.scratches <- s }()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	ix := c.ix
 	if ix == nil {
-		c.scratches <- s
 		return nil, 0, apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
 	}
 	m := ix.compile(q, s)
 	entries := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
 	total := m.count()
-	c.scratches <- m.release()
+	s = m.release()
 	cards := make([]catalog.TemplateCard, len(entries))
 	for i, e := range entries {
 		cards[i] = ix.templateCard(e)

@@ -14,6 +14,20 @@ func BreakNewWords(c *Catalog) {
 	c.ix.byText[len(c.ix.byText)/2] = math.MaxInt32
 }
 
+// HoldScratches takes every listing scratch of c, as listings computing would, until the
+// function it answers gives them back.
+func HoldScratches(c *Catalog) func() {
+	held := make([]*scratch, 0, cap(c.scratches))
+	for range cap(c.scratches) {
+		held = append(held, <-c.scratches)
+	}
+	return func() {
+		for _, s := range held {
+			c.scratches <- s
+		}
+	}
+}
+
 // LosePlace makes c's index lose template id's place in an order, as a bug would: the next
 // change of the template panics, and so does putting it back.
 func LosePlace(c *Catalog, id string) {
