@@ -128,13 +128,13 @@ func Open(ctx context.Context, opts Options, log *slog.Logger) (_ *Core, err err
 }
 
 // Migrate applies the outbox's migrations and then the service's.
-func Migrate(ctx context.Context, cfg pgdb.Config, log *slog.Logger, service pgdb.Source) error {
+func Migrate(ctx context.Context, cfg pgdb.Config, log *slog.Logger, own pgdb.Source) error {
 	db, err := pgdb.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer pgdb.Close(db)
-	return pgdb.Migrate(ctx, db, log, outbox.Migrations, service)
+	return pgdb.Migrate(ctx, db, log, outbox.Migrations, own)
 }
 
 // Listen binds the HTTP address ahead of Run, so that a caller can read the port it got

@@ -59,14 +59,15 @@ type keys struct {
 //   - Filter values (premium, each mode, aspect, category and tag id, lower-cased): an
 //     entrySet each, a sorted list while sparse, a bitmap past 1/32 of the slots.
 //   - Orders: for each of catalog.Sorts(), the slots in use in that order (orders, held in
-//     blocks: order.go) and each slot's label in it (ranks; meaningless for a free slot). The keys are those of the SQL
-//     listing: created_at DESC, use_count DESC, rate_avg DESC, each then id DESC, and name in
-//     byte order then id ASC. A label is not a place: labels only increase along the order,
-//     with gaps, so a template entering, leaving or moving changes its own label (and, when
-//     its neighbours left no room, those of a small window around it: label) rather than the
-//     places of every template after it, which at a million templates cost 39 ms a change
-//     under the write lock. Invariant: ranks[o][orders[o][p]] < ranks[o][orders[o][p+1]]; a
-//     slot's place is found by binary search on the labels (place).
+//     blocks: order.go) and each slot's label in it (ranks; meaningless for a free slot). The
+//     keys are those of the SQL listing: created_at DESC, use_count DESC, rate_avg DESC, each
+//     then id DESC, and name in byte order then id ASC. A label is not a place: labels only
+//     increase along the order, with gaps, so a template entering, leaving or moving changes
+//     its own label (and, when its neighbours left no room, those of a small window around it:
+//     label) rather than the places of every template after it, which at a million templates
+//     cost 39 ms a change under the write lock. Invariant: ranks[o][orders[o].at(p)] <
+//     ranks[o][orders[o].at(p+1)]; a slot's place is found by binary search on the labels
+//     (place).
 //   - Slots by template id: slot, a table of slots keyed by ids[s] (table.go).
 //   - Search: lexemes by id (their texts one after another in lexBytes, lexeme l's from
 //     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), by text
