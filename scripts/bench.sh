@@ -131,6 +131,26 @@ start() {
 }
 
 # peak_rss_mb PID prints the process's peak resident memory (VmHWM) in MiB.
+# catalog_reload DSN ADDR makes content-svc's index read the whole catalog again, in place, and
+# prints how long it took: 100 use counts, then the change log pruned before the process read
+# them (a gap), then one change that it is notified of. The reload holds one index, not a second
+# one beside it (ADR 0199): the content-svc peak RSS line covers it.
+catalog_reload() {
+	local dsn="$1" addr="$2" before started
+	reloads() { curl -fsS "http://$addr/metrics" | awk '$1 == "content_catalog_index_reloads_total" { print $2 }'; }
+	before="$(reloads)"
+	started="$(date +%s.%N)"
+	psql -qX "$dsn" -v ON_ERROR_STOP=1 \
+		-c "UPDATE containers SET use_count = use_count + 1 WHERE id IN (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY use_count LIMIT 100)" \
+		-c "DELETE FROM catalog_changes" \
+		-c "UPDATE containers SET use_count = use_count + 1 WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY use_count DESC LIMIT 1)"
+	until [[ "$(reloads)" != "$before" ]]; do
+		(($(echo "$(date +%s.%N) - $started > 300" | bc -l))) && die "catalog-reload: no reload in 300 s"
+		sleep 0.2
+	done
+	printf '%-40s %.1f s\n' "catalog-reload (a gap, read in place)" "$(echo "$(date +%s.%N) - $started" | bc -l)"
+}
+
 peak_rss_mb() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 
 # PPROF is the profile address of the service under attack (HTTP_PPROF_ADDR), empty for none;
@@ -250,6 +270,7 @@ bench_content() {
 		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
 	done
 	((${#kinds[@]} == 0)) || under_writes "${kinds[@]}"
+	wanted catalog-reload && catalog_reload "$dsn" "$addr"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"
 	etag="$(curl -fsS -o /dev/null -D - -H "Authorization: Bearer $token" "$full" | awk 'tolower($1) == "etag:" { sub(/\r$/, "", $2); print $2 }')"

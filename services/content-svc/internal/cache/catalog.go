@@ -12,10 +12,13 @@
 //   - Current within a notification: every change notifies its version; the process then
 //     reads the log from the version it holds, so a lost notification is made up by the next
 //     one, by the listener's reconnection, or by the poll (Options.Poll) at the latest.
-//   - Gaps reload in the background: a log that cannot bring the index to the current version
-//     (pruned past it, begun again, a truncation) or a failure while applying (a panic) reads
-//     the whole catalog again while the previous index keeps answering; the changes that
-//     arrive meanwhile are applied after it.
+//   - Gaps reload in place, in the background: a log that cannot bring the index to the
+//     current version (pruned past it, begun again, a truncation) reads the whole catalog again
+//     and applies to the index it holds only the templates that differ, then takes out those
+//     no longer read, so a reload never holds a second index (reconcile). A failure while
+//     applying (a panic: a bug may have left the index wrong in a way its rows do not show)
+//     reads the catalog into a new index while the previous one keeps answering. Either way
+//     the changes that arrive meanwhile are applied after it.
 //   - A batch applies all or none: the changes read in one pass are applied together, and one
 //     failing half way (a bug) undoes those applied before it, so the index answers as it was
 //     before the batch; an index that cannot be put back answers none (503, not ready) until

@@ -254,13 +254,20 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(p.list.reads.Load()).To(BeEquivalentTo(1), "read from the log, not again")
 	})
 
-	It("reads the catalog again, once, when the log no longer holds the changes since its version, and is exact", func() {
+	It("reads the catalog again in place, once, when the log no longer holds the changes since its version, and is exact", func() {
 		p := newProcess(index)
 		p.run(false) // no notification and no poll: Sync alone makes it read the log
-		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 7 WHERE is_published AND name LIKE 'W%'`).Error).To(Succeed())
+		held := cache.Held(p.c)
+		uses := db.Exec(`UPDATE containers SET use_count = use_count + 7 WHERE is_published AND deleted_at IS NULL AND name LIKE 'W%'`)
+		Expect(uses.Error).To(Succeed())
 		Expect(db.Exec(`DELETE FROM catalog_changes`).Error).To(Succeed()) // pruned before the process read it
-		Expect(db.Exec(`UPDATE containers SET rate_avg = 4.9 WHERE is_published AND name LIKE 'T%'`).Error).To(Succeed())
+		rated := db.Exec(`UPDATE containers SET rate_avg = 4.9 WHERE is_published AND deleted_at IS NULL AND name LIKE 'T%' AND rate_avg <> 4.9`)
+		Expect(rated.Error).To(Succeed())
+		Expect(uses.RowsAffected * rated.RowsAffected).To(BeNumerically(">", 0))
 		p.c.Sync(context.Background())
+		Expect(cache.Held(p.c)).To(BeIdenticalTo(held), "applied to the index it held, not read into a second one")
+		Expect(p.logs.String()).To(ContainSubstring(fmt.Sprintf("changed=%d removed=0", uses.RowsAffected+rated.RowsAffected)),
+			"only the templates that differ are applied")
 		popular := catalog.TemplateQuery{Sort: catalog.SortPopular, Page: 1, PageSize: 30}
 		Expect(page(p.c, popular)).To(Equal(oracle(popular)))
 		rate := catalog.TemplateQuery{Sort: catalog.SortRate, Page: 1, PageSize: 30}
@@ -269,12 +276,30 @@ var _ = Describe("the catalog's read model", func() {
 		Expect(p.logs.String()).To(ContainSubstring("catalog changes not in the log"))
 	})
 
+	It("reads the catalog into a new index when a change it reads in place fails to apply, and is exact", func() {
+		p := newProcess(index)
+		p.run(false) // no notification and no poll: Sync alone makes it read the log
+		held := cache.Held(p.c)
+		cache.BreakNewWords(p.c)
+		Expect(db.Exec(`UPDATE containers SET name = 'Quokka party' WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 1)`).Error).To(Succeed())
+		Expect(db.Exec(`DELETE FROM catalog_changes`).Error).To(Succeed())
+		p.c.Sync(context.Background())
+		Eventually(func() any { return cache.Held(p.c) }).WithTimeout(reread).ShouldNot(BeIdenticalTo(held))
+		quokka := catalog.TemplateQuery{Words: []string{"quok"}, Sort: catalog.SortRelevance, Page: 1, PageSize: 5}
+		Expect(page(p.c, quokka)).To(Equal(oracle(quokka)))
+		Expect(page(p.c, every)).To(Equal(oracle(every)))
+		Expect(p.logs.String()).To(ContainSubstring("applying catalog changes failed (1 changes reading the catalog again)"))
+		Expect(strings.Count(p.logs.String(), `msg="catalog index read" `)).To(Equal(2), "the first read and the read into a new index")
+	})
+
 	It("reads the catalog again when its tables are truncated", func() {
 		p := newProcess(index)
 		p.run(true)
 		testkit.Truncate(db)
 		Expect(db.Exec(seedCatalog).Error).To(Succeed())
 		Eventually(func() string { return page(p.c, every) }).WithTimeout(notified).Should(Equal(oracle(every)))
+		Expect(p.logs.String()).To(MatchRegexp(`msg="catalog index read again in place" .* removed=[1-9]`),
+			"the templates that were truncated are taken out")
 	})
 
 	It("catches up on what changed while its listener was disconnected, once it listens again", func() {

@@ -48,3 +48,10 @@ func losePlace(ix *index, s int32) {
 		}
 	}
 }
+
+// Held answers the index c holds now, to tell whether a reload replaced it.
+func Held(c *Catalog) any {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ix
+}

@@ -317,6 +317,56 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	return r, nil
 }
 
+// holds reports whether the index holds r as apply would make it: in the catalog or not, and
+// everything a listing tests, sorts by and shows of it (its card's own fields, not the slot's
+// copies). A reload in place (Catalog.reconcile) applies only the templates that it does not.
+func (ix *index) holds(r catalog.ListingRow) (bool, error) {
+	p, err := ix.prior(r.ID)
+	if err != nil || !p.Live || !r.Live {
+		return p.Live == r.Live, err
+	}
+	pc, rc := p.Card, r.Card
+	return p.IsPremium == r.IsPremium && p.PrimaryMode == r.PrimaryMode && p.CreatedAt.UnixMicro() == r.CreatedAt.UnixMicro() &&
+		p.UseCount == r.UseCount && p.RateAvg == r.RateAvg && p.Name == r.Name &&
+		sameValues(p.Aspects, r.Aspects, false) && sameValues(p.CategoryIDs, r.CategoryIDs, true) && sameValues(p.TagIDs, r.TagIDs, true) &&
+		sameLexemes(p.Lexemes, r.Lexemes) && pc.RateCount == rc.RateCount && pc.IsMockup == rc.IsMockup &&
+		slices.Equal(pc.AvailableAspects, rc.AvailableAspects) && pc.Slug == rc.Slug && pc.Image == rc.Image && pc.Demo == rc.Demo &&
+		pc.MiniDemo == rc.MiniDemo, nil
+}
+
+// sameValues reports whether held, the distinct filter values a slot is in, are the values of
+// row's list (lower-cased first when lower, as put does).
+func sameValues(held, row []string, lower bool) bool {
+	want := make([]string, len(row))
+	for i, v := range row {
+		if lower {
+			v = strings.ToLower(v)
+		}
+		want[i] = v
+	}
+	slices.Sort(want)
+	slices.Sort(held)
+	return slices.Equal(held, slices.Compact(want))
+}
+
+// sameLexemes reports whether held, the lexemes a slot is posted in, are row's, each with its
+// weight as put posts it.
+func sameLexemes(held, row []catalog.ListingLexeme) bool {
+	if len(held) != len(row) {
+		return false
+	}
+	byText := func(a, b catalog.ListingLexeme) int { return strings.Compare(a.Text, b.Text) }
+	want := slices.Clone(row)
+	slices.SortFunc(want, byText)
+	slices.SortFunc(held, byText)
+	for i, l := range held {
+		if l.Text != want[i].Text || l.Weight != want[i].Weight&3 {
+			return false
+		}
+	}
+	return true
+}
+
 // having answers the values of sets that hold slot s.
 func having(sets map[string]*entrySet, s int32) []string {
 	var values []string

@@ -3,6 +3,8 @@ package cache
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,6 +96,31 @@ func benchmarkUseCounted(b *testing.B, n int) {
 		row.UseCount = top
 		if err := ix.apply(*row); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkHoldsMillion measures telling whether an index of a million templates holds a
+// template's row as read, as a reload in place does for every template of the catalog (go test
+// -run XXX -bench Holds).
+func BenchmarkHoldsMillion(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8)) // #nosec G404 -- test data
+	ix := newIndex()
+	rows := make([]catalog.ListingRow, 1_000_000)
+	byText := func(a, b catalog.ListingLexeme) int { return strings.Compare(a.Text, b.Text) }
+	for i := range rows {
+		rows[i] = syntheticRow(r, uuid.NewString())
+		// A row's lexemes are distinct, as a search vector's are.
+		slices.SortFunc(rows[i].Lexemes, byText)
+		rows[i].Lexemes = slices.CompactFunc(rows[i].Lexemes, func(a, b catalog.ListingLexeme) bool { return a.Text == b.Text })
+		if err := ix.apply(rows[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ix.finish()
+	for b.Loop() {
+		if held, err := ix.holds(rows[r.IntN(len(rows))]); err != nil || !held {
+			b.Fatal("a row applied is not held", err)
 		}
 	}
 }

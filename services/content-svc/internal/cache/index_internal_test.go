@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
@@ -282,6 +283,58 @@ var _ = Describe("the index in memory", func() {
 			Expect(err).NotTo(HaveOccurred())
 			Expect(p.Name).To(Equal(row.Name))
 			Expect(p.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
+		}
+	})
+
+	It("holds each template's row as applied, and no row that differs in anything a listing tests, sorts by or shows", func() {
+		r := rand.New(rand.NewPCG(18, 19)) // #nosec G404 -- test data
+		ix, rows, ids := filled(r)
+		for _, id := range ids[:catalogSize/2] { // changed once the index is built: lists, bitmaps and records anew
+			row := randomRow(r, id)
+			row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: "own-" + id, Weight: 6})
+			rows[id] = row
+			Expect(ix.apply(row)).To(Succeed())
+		}
+		for _, row := range rows {
+			// As the store reads it: its values in another order and case, its card's copies of
+			// the slot's fields whatever they are.
+			row.CategoryIDs = slices.Clone(row.CategoryIDs)
+			slices.Reverse(row.CategoryIDs)
+			row.TagIDs = append(row.TagIDs, row.TagIDs...)
+			row.Card.Name, row.Card.UseCount = "", -1
+			Expect(ix.holds(row)).To(BeTrue(), "%+v", row)
+		}
+		Expect(ix.holds(catalog.ListingRow{ID: uuid.NewString()})).To(BeTrue(), "a template out of the catalog")
+		row := rows[ids[0]]
+		for what, change := range map[string]func(*catalog.ListingRow){
+			"out of the catalog": func(r *catalog.ListingRow) { r.Live = false },
+			"premium":            func(r *catalog.ListingRow) { r.IsPremium = !r.IsPremium },
+			"mode":               func(r *catalog.ListingRow) { r.PrimaryMode = "gif-" + r.PrimaryMode },
+			"created":            func(r *catalog.ListingRow) { r.CreatedAt = r.CreatedAt.Add(time.Microsecond) },
+			"uses":               func(r *catalog.ListingRow) { r.UseCount++ },
+			"rating":             func(r *catalog.ListingRow) { r.RateAvg += 0.5 },
+			"name":               func(r *catalog.ListingRow) { r.Name += "!" },
+			"aspects":            func(r *catalog.ListingRow) { r.Aspects = append(slices.Clone(r.Aspects), "21:9") },
+			"categories":         func(r *catalog.ListingRow) { r.CategoryIDs = append(slices.Clone(r.CategoryIDs), "c9") },
+			"tags":               func(r *catalog.ListingRow) { r.TagIDs = append(slices.Clone(r.TagIDs), "t9") },
+			"a word": func(r *catalog.ListingRow) {
+				r.Lexemes = append(slices.Clone(r.Lexemes), catalog.ListingLexeme{Text: "delta"})
+			},
+			"a word's weight": func(r *catalog.ListingRow) {
+				r.Lexemes = slices.Clone(r.Lexemes)
+				r.Lexemes[0].Weight = (r.Lexemes[0].Weight + 1) & 3
+			},
+			"rating count":   func(r *catalog.ListingRow) { r.Card.RateCount++ },
+			"mockup":         func(r *catalog.ListingRow) { r.Card.IsMockup = !r.Card.IsMockup },
+			"card's aspects": func(r *catalog.ListingRow) { r.Card.AvailableAspects = []string{"21:9"} },
+			"slug":           func(r *catalog.ListingRow) { r.Card.Slug += "-2" },
+			"image":          func(r *catalog.ListingRow) { r.Card.Image += "?2" },
+			"demo":           func(r *catalog.ListingRow) { r.Card.Demo += "?2" },
+			"mini demo":      func(r *catalog.ListingRow) { r.Card.MiniDemo += "?2" },
+		} {
+			changed := row
+			change(&changed)
+			Expect(ix.holds(changed)).To(BeFalse(), what)
 		}
 	})
 

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/motionstudio/platform/pkg/testkit"
+	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
@@ -237,5 +238,30 @@ var _ = Describe("the listing index under changes", func() {
 		}
 		Expect(compared).To(BeNumerically(">=", 6000))
 		Expect([]int32{a.list.reads.Load(), b.list.reads.Load()}).To(Equal([]int32{1, 1}), "every change was applied in place")
+	})
+
+	It("answers as the SQL listing does after each read of the catalog in place that random changes lost from the log make", func() {
+		seed := uint64(GinkgoRandomSeed()) // #nosec G115 -- any seed
+		w, writer := newWorld(seed), newWorld(seed+2)
+		p := newProcess(index)
+		p.run(false) // no notification and no poll: Sync alone makes it read the log
+		held := cache.Held(p.c)
+		for step := range 4 {
+			var changes []string
+			for range 8 + step*8 {
+				changes = append(changes, writer.bySQL())
+				if writer.r.IntN(2) == 0 {
+					changes = append(changes, writer.viaProcess(newProcess(index))) // a process that keeps no index
+				}
+			}
+			Expect(db.Exec(`DELETE FROM catalog_changes`).Error).To(Succeed()) // pruned before p read it
+			p.c.Sync(context.Background())
+			for range 300 {
+				q := w.query()
+				Expect(page(p.c, q)).To(Equal(oracle(q)), "step %d after %q: %+v", step, changes, q)
+			}
+			Expect(p.list.reads.Load()).To(BeEquivalentTo(step+2), "the catalog was read again at step %d", step)
+		}
+		Expect(cache.Held(p.c)).To(BeIdenticalTo(held), "every read applied to the index held, not to a second one")
 	})
 })

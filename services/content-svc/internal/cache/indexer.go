@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
@@ -47,7 +49,7 @@ func (c *Catalog) pass(ctx context.Context) {
 	if (missing || reload) && !c.readAll(ctx) {
 		return
 	}
-	if errors.Is(c.catchUp(ctx), catalog.ErrListingGap) && c.readAll(ctx) {
+	if errors.Is(c.catchUp(ctx), catalog.ErrListingGap) && c.reconcile(ctx) {
 		_ = c.catchUp(ctx)
 	}
 }
@@ -70,31 +72,17 @@ func safely(f func() error) (err error) {
 }
 
 // readAll reads the whole catalog into a new index and installs it, the previous one
-// answering meanwhile, and reports whether it did.
+// answering meanwhile, and reports whether it did. It is the first read, and the read after a
+// failure (a bug may have left the index wrong in a way its rows do not show); a gap is read in
+// place (reconcile).
 func (c *Catalog) readAll(ctx context.Context) bool {
 	start := time.Now()
 	ix := newIndex()
-	var (
-		at catalog.ListingVersion
-		n  int
-	)
-	err := safely(func() error {
-		var err error
-		at, n, err = c.src.Listing(ctx, c.opts.MaxTemplates, ix.reserve, func(r catalog.ListingRow) error { return ix.apply(r) })
-		if err == nil && n <= c.opts.MaxTemplates {
-			ix.finish()
-		}
-		return err
+	at, ok := c.readCatalog(ctx, ix.reserve, ix.apply, func() error {
+		ix.finish()
+		return nil
 	})
-	c.reloads.Inc()
-	switch {
-	case ctx.Err() != nil:
-		return false
-	case err != nil:
-		c.failed(err)
-		return false
-	case n > c.opts.MaxTemplates:
-		c.tooLarge(n)
+	if !ok {
 		return false
 	}
 	ix.at = at
@@ -108,6 +96,133 @@ func (c *Catalog) readAll(ctx context.Context) bool {
 	c.log.Info("catalog index read", "templates", ix.n, "lexemes", len(ix.post), "bytes", ix.size(),
 		"version", at.N, "took", time.Since(start))
 	return true
+}
+
+// readCatalog reads the whole catalog into visit (telling size its size first), then runs
+// finish, and answers the version read and whether all of it succeeded. A read that fails or
+// panics is said (failed), and so is a catalog larger than its bound (tooLarge).
+func (c *Catalog) readCatalog(ctx context.Context, size func(int), visit func(catalog.ListingRow) error, finish func() error) (catalog.ListingVersion, bool) {
+	var (
+		at catalog.ListingVersion
+		n  int
+	)
+	err := safely(func() error {
+		var err error
+		if at, n, err = c.src.Listing(ctx, c.opts.MaxTemplates, size, visit); err != nil || n > c.opts.MaxTemplates {
+			return err
+		}
+		return finish()
+	})
+	c.reloads.Inc()
+	switch {
+	case ctx.Err() != nil:
+		return at, false
+	case err != nil:
+		c.failed(err)
+		return at, false
+	case n > c.opts.MaxTemplates:
+		c.tooLarge(n)
+		return at, false
+	}
+	return at, true
+}
+
+// reconcileBatch bounds the changes a reload in place applies under one hold of the write
+// lock, so that the listings waiting for it wait a few milliseconds at most.
+const reconcileBatch = 64
+
+// reconcile brings the index to the catalog as it is now in place, when the log cannot (a gap):
+// it reads the whole catalog, applies the templates the index does not hold as read (holds), a
+// batch at a time, then takes out those not read. A reload so holds one index, not a second one
+// beside it: at a million templates, about 200 MB rather than twice that. Listings go on
+// meanwhile, each seeing every template either as before or as read. It reports whether it
+// did; a batch that fails to apply makes the next pass read the catalog into a new index.
+func (c *Catalog) reconcile(ctx context.Context) bool {
+	start := time.Now()
+	// Only Run's goroutine changes the index (and c.ix): it reads them without the lock.
+	ix := c.ix
+	var (
+		seen             = make([]uint64, ix.words())
+		batch            []catalog.ListingRow
+		changed, removed int
+	)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		c.mu.Lock()
+		err := ix.applyAll(batch)
+		if errors.Is(err, errBroken) {
+			c.ix = nil // as catchUp: answering from it could show a half-applied batch
+		}
+		c.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("%w (%d changes reading the catalog again): %w", errApply, len(batch), err)
+		}
+		for _, r := range batch {
+			if r.Live {
+				s, _ := ix.slotOf(uuid.MustParse(r.ID)) // parsed by apply
+				seen = mark(seen, s)
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	at, ok := c.readCatalog(ctx, func(int) {}, func(r catalog.ListingRow) error {
+		held, err := ix.holds(r)
+		switch {
+		case err != nil:
+			return err
+		case !held:
+			changed++
+			if batch = append(batch, r); len(batch) == reconcileBatch {
+				return flush()
+			}
+		default:
+			s, _ := ix.slotOf(uuid.MustParse(r.ID)) // parsed by holds
+			seen = mark(seen, s)
+		}
+		return nil
+	}, func() error {
+		if err := flush(); err != nil {
+			return err
+		}
+		// Taking a slot out clears only its own bit of alive, and no slot is made meanwhile.
+		for s := range ix.slots() {
+			if ix.alive[s/64]>>(s%64)&1 == 0 || s/64 < len(seen) && seen[s/64]>>(s%64)&1 != 0 {
+				continue
+			}
+			removed++
+			if batch = append(batch, catalog.ListingRow{ID: ix.ids[s].String()}); len(batch) == reconcileBatch {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return flush()
+	})
+	if !ok {
+		return false
+	}
+	c.mu.Lock()
+	ix.at = at
+	c.mu.Unlock()
+	c.state.Lock()
+	c.notReady, c.overBound = nil, false
+	c.state.Unlock()
+	c.templates.Set(float64(ix.n))
+	c.log.Info("catalog index read again in place", "templates", ix.n, "changed", changed, "removed", removed,
+		"version", at.N, "took", time.Since(start))
+	return true
+}
+
+// mark sets slot s's bit in bits, grown to hold it.
+func mark(bits []uint64, s int32) []uint64 {
+	for int(s/64) >= len(bits) {
+		bits = append(bits, 0)
+	}
+	bits[s/64] |= 1 << (s % 64)
+	return bits
 }
 
 // catchUp applies the changes logged since the index's version.
@@ -149,11 +264,6 @@ func (c *Catalog) catchUp(ctx context.Context) error {
 	c.mu.Unlock()
 	if err != nil {
 		err = fmt.Errorf("%w (%d changes since version %d): %w", errApply, len(rows), since.N, err)
-		if errors.Is(err, errBroken) {
-			c.state.Lock()
-			c.notReady = err
-			c.state.Unlock()
-		}
 		c.failed(err)
 		return err
 	}
@@ -179,6 +289,9 @@ func (c *Catalog) failed(err error) {
 	if errors.Is(err, errPanicked) || errors.Is(err, errApply) {
 		c.state.Lock()
 		c.reload = true
+		if errors.Is(err, errBroken) {
+			c.notReady = err
+		}
 		c.state.Unlock()
 		c.wake()
 		c.log.Error("catalog index failed; reading the catalog again", "error", err)
