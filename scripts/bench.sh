@@ -132,20 +132,20 @@ start() {
 
 # peak_rss_mb PID prints the process's peak resident memory (VmHWM) in MiB.
 # catalog_reload DSN ADDR makes content-svc's index read the whole catalog again, in place, and
-# prints how long it took: 100 use counts, then the change log pruned before the process read
-# them (a gap), then one change that it is notified of. The reload holds one index, not a second
-# one beside it (ADR 0199): the content-svc peak RSS line covers it.
+# prints how long it took: 100 use counts committed with the change log pruned (a gap). The
+# reload holds one index, not a second one beside it (ADR 0199): the content-svc peak RSS line
+# covers it.
 catalog_reload() {
-	local dsn="$1" addr="$2" before started
+	local dsn="$1" addr="$2" before started deadline=$((SECONDS + 300))
 	reloads() { curl -fsS "http://$addr/metrics" | awk '$1 == "content_catalog_index_reloads_total" { print $2 }'; }
 	before="$(reloads)"
 	started="$(date +%s.%N)"
-	psql -qX "$dsn" -v ON_ERROR_STOP=1 \
-		-c "UPDATE containers SET use_count = use_count + 1 WHERE id IN (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY use_count LIMIT 100)" \
-		-c "DELETE FROM catalog_changes" \
-		-c "UPDATE containers SET use_count = use_count + 1 WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY use_count DESC LIMIT 1)"
+	# One transaction (one -c): the process cannot read the change before the log loses it.
+	psql -qX "$dsn" -v ON_ERROR_STOP=1 -c "UPDATE containers SET use_count = use_count + 1 WHERE id IN
+		(SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY use_count LIMIT 100);
+		DELETE FROM catalog_changes"
 	until [[ "$(reloads)" != "$before" ]]; do
-		(($(echo "$(date +%s.%N) - $started > 300" | bc -l))) && die "catalog-reload: no reload in 300 s"
+		((SECONDS < deadline)) || die "catalog-reload: no reload in 300 s (reloads: $before before, $(reloads) now)"
 		sleep 0.2
 	done
 	printf '%-40s %.1f s\n' "catalog-reload (a gap, read in place)" "$(echo "$(date +%s.%N) - $started" | bc -l)"

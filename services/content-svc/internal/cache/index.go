@@ -320,51 +320,88 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 // holds reports whether the index holds r as apply would make it: in the catalog or not, and
 // everything a listing tests, sorts by and shows of it (its card's own fields, not the slot's
 // copies). A reload in place (Catalog.reconcile) applies only the templates that it does not.
+// It reads the index only and allocates nothing (a million calls at a reload), so it may run
+// beside listings without the write lock.
 func (ix *index) holds(r catalog.ListingRow) (bool, error) {
-	p, err := ix.prior(r.ID)
-	if err != nil || !p.Live || !r.Live {
-		return p.Live == r.Live, err
+	id, err := uuid.Parse(r.ID)
+	if err != nil {
+		return false, fmt.Errorf("cache: listing row: %w", err)
 	}
-	pc, rc := p.Card, r.Card
-	return p.IsPremium == r.IsPremium && p.PrimaryMode == r.PrimaryMode && p.CreatedAt.UnixMicro() == r.CreatedAt.UnixMicro() &&
-		p.UseCount == r.UseCount && p.RateAvg == r.RateAvg && p.Name == r.Name &&
-		sameValues(p.Aspects, r.Aspects, false) && sameValues(p.CategoryIDs, r.CategoryIDs, true) && sameValues(p.TagIDs, r.TagIDs, true) &&
-		sameLexemes(p.Lexemes, r.Lexemes) && pc.RateCount == rc.RateCount && pc.IsMockup == rc.IsMockup &&
-		slices.Equal(pc.AvailableAspects, rc.AvailableAspects) && pc.Slug == rc.Slug && pc.Image == rc.Image && pc.Demo == rc.Demo &&
-		pc.MiniDemo == rc.MiniDemo, nil
+	s, ok := ix.slotOf(id)
+	if !ok || !r.Live {
+		return ok == r.Live, nil
+	}
+	k := ix.keys[s]
+	return k.created == r.CreatedAt.UnixMicro() && k.use == r.UseCount && k.rate == r.RateAvg && ix.name(s) == r.Name &&
+		ix.premium.has(s) == r.IsPremium && inExactly(ix.modes, []string{r.PrimaryMode}, false, s) &&
+		inExactly(ix.aspects, r.Aspects, false, s) && inExactly(ix.cats, r.CategoryIDs, true, s) &&
+		inExactly(ix.tags, r.TagIDs, true, s) && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Card, s), nil
 }
 
-// sameValues reports whether held, the distinct filter values a slot is in, are the values of
-// row's list (lower-cased first when lower, as put does).
-func sameValues(held, row []string, lower bool) bool {
-	want := make([]string, len(row))
-	for i, v := range row {
+// inExactly reports whether slot s is in the sets of values (lower-cased first when lower, as
+// put does) and in no other set of sets.
+func inExactly(sets map[string]*entrySet, values []string, lower bool, s int32) bool {
+	key := func(v string) string {
 		if lower {
-			v = strings.ToLower(v)
+			return strings.ToLower(v) // the value itself when it is lower-case already
 		}
-		want[i] = v
+		return v
 	}
-	slices.Sort(want)
-	slices.Sort(held)
-	return slices.Equal(held, slices.Compact(want))
+	distinct := 0
+	for i, v := range values {
+		if !slices.ContainsFunc(values[:i], func(u string) bool { return key(u) == key(v) }) {
+			distinct++
+		}
+	}
+	in := 0
+	for v, set := range sets {
+		if set.has(s) {
+			if !slices.ContainsFunc(values, func(u string) bool { return key(u) == v }) {
+				return false
+			}
+			in++
+		}
+	}
+	return in == distinct
 }
 
-// sameLexemes reports whether held, the lexemes a slot is posted in, are row's, each with its
-// weight as put posts it.
-func sameLexemes(held, row []catalog.ListingLexeme) bool {
-	if len(held) != len(row) {
-		return false
-	}
-	byText := func(a, b catalog.ListingLexeme) int { return strings.Compare(a.Text, b.Text) }
-	want := slices.Clone(row)
-	slices.SortFunc(want, byText)
-	slices.SortFunc(held, byText)
-	for i, l := range held {
-		if l.Text != want[i].Text || l.Weight != want[i].Weight&3 {
+// postedExactly reports whether slot s is posted in each of lexemes with its weight (as put
+// posts it) and in no other lexeme.
+func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
+	for _, l := range lexemes {
+		id, ok := find(&ix.lexID, ix, maphash.String(ix.seed, l.Text), l.Text, isLexeme)
+		if !ok {
+			return false
+		}
+		if w, ok := ix.posting(id, s); !ok || w != l.Weight&3 {
 			return false
 		}
 	}
-	return true
+	posted := 0
+	for _, l := range ix.lexesOf(s) {
+		if ix.bitsOf(l) == nil { // one that became a bitmap since is counted below
+			posted++
+		}
+	}
+	for _, l := range ix.bitmaps {
+		if ix.bitsOf(l).holds(s) {
+			posted++
+		}
+	}
+	return posted == len(lexemes)
+}
+
+// holdsCard reports whether slot s's card record is card c's (appendCard), registering no
+// aspect list: a list not registered while there is room for it is in no record.
+func (ix *index) holdsCard(c catalog.TemplateCard, s int32) bool {
+	var joined [64]byte
+	key := joinAspects(joined[:0], c.AvailableAspects)
+	list, ok := ix.aspectIDs[string(key)]
+	if !ok && len(ix.aspectLists) < maxAspectLists {
+		return false
+	}
+	var card [64]byte
+	return bytes.Equal(encodeCard(card[:0], c, key, list, ok), ix.cards.of(s))
 }
 
 // having answers the values of sets that hold slot s.
@@ -378,16 +415,22 @@ func having(sets map[string]*entrySet, s int32) []string {
 	return values
 }
 
-// weight answers slot s's weight in lexeme l's postings.
+// weight answers slot s's weight in lexeme l's postings (0 when it is not posted).
 func (ix *index) weight(l, s int32) uint8 {
+	w, _ := ix.posting(l, s)
+	return w
+}
+
+// posting answers slot s's weight in lexeme l's postings, and whether it is posted there.
+func (ix *index) posting(l, s int32) (uint8, bool) {
 	switch p := ix.post[l]; {
 	case p == -1:
-		return 0
+		return 0, false
 	case p >= 0:
 		if p>>2 != s {
-			return 0
+			return 0, false
 		}
-		return uint8(p & 3) // #nosec G115 -- two bits
+		return uint8(p & 3), true // #nosec G115 -- two bits
 	}
 	if d := ix.bitsOf(l); d != nil {
 		w, bit := int(s/64), uint64(1)<<(s%64)
@@ -398,13 +441,13 @@ func (ix *index) weight(l, s int32) uint8 {
 		if w < len(d.hi) && d.hi[w]&bit != 0 {
 			weight |= 2
 		}
-		return weight
+		return weight, d.holds(s)
 	}
 	post := ix.listOf(l)
 	if at, ok := slices.BinarySearchFunc(post, s, func(p, s int32) int { return cmp.Compare(p>>2, s) }); ok {
-		return uint8(post[at] & 3) // #nosec G115 -- two bits
+		return uint8(post[at] & 3), true // #nosec G115 -- two bits
 	}
-	return 0
+	return 0, false
 }
 
 // check verifies the counts and orders: the slots in use, the slot map and each order agree,
@@ -850,20 +893,31 @@ const maxAspectLists = 1024
 // and mini demo.
 func (ix *index) appendCard(b []byte, c catalog.TemplateCard) []byte {
 	var joined [64]byte
-	key := joined[:0]
-	for i, a := range c.AvailableAspects {
-		if i > 0 {
-			key = append(key, ',')
-		}
-		key = append(key, a...)
-	}
+	key := joinAspects(joined[:0], c.AvailableAspects)
 	list, ok := ix.aspectIDs[string(key)]
 	if !ok && len(ix.aspectLists) < maxAspectLists {
 		list, ok = len(ix.aspectLists), true
 		ix.aspectIDs[string(key)] = list
 		ix.aspectLists = append(ix.aspectLists, c.AvailableAspects)
 	}
-	if !ok {
+	return encodeCard(b, c, key, list, ok)
+}
+
+// joinAspects appends aspects joined by commas to b: an aspect list's key.
+func joinAspects(b []byte, aspects []string) []byte {
+	for i, a := range aspects {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, a...)
+	}
+	return b
+}
+
+// encodeCard appends card c's record to b (appendCard), its aspect list (key) being list in
+// aspectLists when shared, else held in the record.
+func encodeCard(b []byte, c catalog.TemplateCard, key []byte, list int, shared bool) []byte {
+	if !shared {
 		list = maxAspectLists
 	}
 	mockup := 0
