@@ -396,8 +396,8 @@ func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
 func (ix *index) holdsCard(c catalog.TemplateCard, s int32) bool {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
-	list, ok := ix.aspectIDs[string(key)]
-	if !ok && len(ix.aspectLists) < maxAspectLists {
+	list, ok, room := ix.aspectList(key)
+	if !ok && room {
 		return false
 	}
 	var card [64]byte
@@ -894,13 +894,20 @@ const maxAspectLists = 1024
 func (ix *index) appendCard(b []byte, c catalog.TemplateCard) []byte {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
-	list, ok := ix.aspectIDs[string(key)]
-	if !ok && len(ix.aspectLists) < maxAspectLists {
+	list, ok, room := ix.aspectList(key)
+	if !ok && room {
 		list, ok = len(ix.aspectLists), true
 		ix.aspectIDs[string(key)] = list
 		ix.aspectLists = append(ix.aspectLists, c.AvailableAspects)
 	}
 	return encodeCard(b, c, key, list, ok)
+}
+
+// aspectList answers the place in aspectLists of the aspect list key (joinAspects), whether
+// it has one, and whether there is room to give it one (a card holds its list itself past it).
+func (ix *index) aspectList(key []byte) (list int, ok, room bool) {
+	list, ok = ix.aspectIDs[string(key)]
+	return list, ok, len(ix.aspectLists) < maxAspectLists
 }
 
 // joinAspects appends aspects joined by commas to b: an aspect list's key.

@@ -85,17 +85,22 @@ func (c *Catalog) readAll(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
-	ix.at = at
+	c.install(ix, at)
+	c.log.Info("catalog index read", "templates", ix.n, "lexemes", len(ix.post), "bytes", ix.size(),
+		"version", at.N, "took", time.Since(start))
+	return true
+}
+
+// install makes ix, holding the catalog as of version at, the index listings are answered
+// from, and the catalog ready.
+func (c *Catalog) install(ix *index, at catalog.ListingVersion) {
 	c.mu.Lock()
-	c.ix = ix
+	ix.at, c.ix = at, ix
 	c.mu.Unlock()
 	c.state.Lock()
 	c.reload, c.notReady, c.overBound = false, nil, false
 	c.state.Unlock()
 	c.templates.Set(float64(ix.n))
-	c.log.Info("catalog index read", "templates", ix.n, "lexemes", len(ix.post), "bytes", ix.size(),
-		"version", at.N, "took", time.Since(start))
-	return true
 }
 
 // readCatalog reads the whole catalog into visit (telling size its size first), then runs
@@ -204,13 +209,7 @@ func (c *Catalog) reconcile(ctx context.Context) bool {
 	if !ok {
 		return false
 	}
-	c.mu.Lock()
-	ix.at = at
-	c.mu.Unlock()
-	c.state.Lock()
-	c.notReady, c.overBound = nil, false
-	c.state.Unlock()
-	c.templates.Set(float64(ix.n))
+	c.install(ix, at)
 	c.log.Info("catalog index read again in place", "templates", ix.n, "changed", changed, "removed", removed,
 		"version", at.N, "took", time.Since(start))
 	return true
