@@ -175,30 +175,60 @@ func (s *Service) DeleteModel(ctx context.Context, memberID, id string) (Model, 
 // ModelOrganization returns the organization of the model connection id names, or "" when it
 // names none.
 func (s *Service) ModelOrganization(ctx context.Context, id string) (string, error) {
-	m, _, err := s.store.Model(ctx, id)
-	if apperr.Is(err, apperr.NotFound) {
-		return "", nil
-	}
-	return m.OrganizationID, err
+	return ownerOf(ctx, s.store.Model, id)
 }
 
-// OpenModel returns the organization's connection with its key in clear, for the worker (no
-// member check: the run's agent named it). Another organization's connection is not found, so
-// an agent can never spend a key that is not its organization's. It returns ModelNotFound, and
-// Internal when the key does not open.
+// OpenModel returns the organization's connection with its key in clear, for the worker
+// (openOwn). It returns ModelNotFound, and Internal when the key does not open.
 func (s *Service) OpenModel(ctx context.Context, organizationID, id string) (OpenedModel, error) {
-	m, sealed, err := s.store.Model(ctx, id)
+	m, key, err := openOwn(ctx, s.sealer, s.store.Model, organizationID, id)
 	if err != nil {
 		return OpenedModel{}, err
 	}
-	if m.OrganizationID != organizationID {
-		return OpenedModel{}, ModelNotFound()
-	}
-	key, err := s.sealer.Open(sealed, ModelAAD(m.ID))
-	if err != nil {
-		return OpenedModel{}, apperr.Wrap(err, apperr.Internal, "connection_unusable", "The model connection's key cannot be opened.")
-	}
 	return OpenedModel{ID: m.ID, Name: m.Name, BaseURL: m.BaseURL, Model: m.Model, APIKey: Secret(key)}, nil
+}
+
+// sealedRow is a model connection or an MCP server: a row of an organization's whose secret
+// is sealed bound to the row.
+type sealedRow interface {
+	owner() string
+	aad() []byte
+	notFound() error
+	unusable(cause error) error
+}
+
+// ownerOf returns the organization of the row id names, or "" when it names none.
+func ownerOf[T sealedRow](ctx context.Context, read func(context.Context, string) (T, []byte, error), id string) (string, error) {
+	r, _, err := read(ctx, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return "", nil
+	}
+	return r.owner(), err
+}
+
+// openOwn reads the row id names and opens its secret for a call of organizationID's (no
+// member check: the run's agent named it). Another organization's row is not found, so a key
+// or header never goes out for an agent that is not its organization's.
+func openOwn[T sealedRow](ctx context.Context, sealer Sealer, read func(context.Context, string) (T, []byte, error), organizationID, id string) (T, []byte, error) {
+	r, sealed, err := read(ctx, id)
+	if err == nil && r.owner() != organizationID {
+		err = r.notFound()
+	}
+	if err != nil {
+		return r, nil, err
+	}
+	plain, err := sealer.Open(sealed, r.aad())
+	if err != nil {
+		return r, nil, r.unusable(err)
+	}
+	return r, plain, nil
+}
+
+func (m Model) owner() string { return m.OrganizationID }
+func (m Model) aad() []byte   { return ModelAAD(m.ID) }
+func (Model) notFound() error { return ModelNotFound() }
+func (Model) unusable(cause error) error {
+	return apperr.Wrap(cause, apperr.Internal, "connection_unusable", "The model connection's key cannot be opened.")
 }
 
 // checkURLOf applies the outbound URL check to the named field.

@@ -238,34 +238,28 @@ func (s *Service) TestMCPServer(ctx context.Context, memberID, id string) (TestR
 // MCPServerOrganization returns the organization of the MCP server id names, or "" when it
 // names none.
 func (s *Service) MCPServerOrganization(ctx context.Context, id string) (string, error) {
-	m, _, err := s.store.MCPServer(ctx, id)
-	if apperr.Is(err, apperr.NotFound) {
-		return "", nil
-	}
-	return m.OrganizationID, err
+	return ownerOf(ctx, s.store.MCPServer, id)
 }
 
-// OpenMCPServer returns the organization's server with its headers in clear, for a call (no
-// member check: the run's agent named it). Another organization's server is not found, so its
-// headers never go out for an agent that is not its organization's. It returns
-// MCPServerNotFound, and Internal when the headers do not open.
+// OpenMCPServer returns the organization's server with its headers in clear, for a call
+// (openOwn). It returns MCPServerNotFound, and Internal when the headers do not open.
 func (s *Service) OpenMCPServer(ctx context.Context, organizationID, id string) (Endpoint, error) {
-	m, sealed, err := s.store.MCPServer(ctx, id)
+	m, plain, err := openOwn(ctx, s.sealer, s.store.MCPServer, organizationID, id)
 	if err != nil {
 		return Endpoint{}, err
 	}
-	if m.OrganizationID != organizationID {
-		return Endpoint{}, MCPServerNotFound()
-	}
-	plain, err := s.sealer.Open(sealed, MCPAAD(m.ID))
 	var headers map[string]Secret
-	if err == nil {
-		err = json.Unmarshal(plain, &headers)
-	}
-	if err != nil {
-		return Endpoint{}, apperr.Wrap(err, apperr.Internal, "mcp_server_unusable", "The MCP server's headers cannot be opened.")
+	if err := json.Unmarshal(plain, &headers); err != nil {
+		return Endpoint{}, m.unusable(err)
 	}
 	return Endpoint{ID: m.ID, Name: m.Name, URL: m.URL, Headers: headers}, nil
+}
+
+func (m MCPServer) owner() string { return m.OrganizationID }
+func (m MCPServer) aad() []byte   { return MCPAAD(m.ID) }
+func (MCPServer) notFound() error { return MCPServerNotFound() }
+func (MCPServer) unusable(cause error) error {
+	return apperr.Wrap(cause, apperr.Internal, "mcp_server_unusable", "The MCP server's headers cannot be opened.")
 }
 
 // Reason is the user-facing reason of an outbound failure: the apperr message, never the
