@@ -6,12 +6,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// BreakNewWords makes c's index panic on the next new search word a change brings, half way
-// through applying it, as a bug would; a search would panic too until the index is read again.
-func BreakNewWords(c *Catalog) {
+// BreakLastWords makes c's index panic on the next search word a change brings that sorts
+// after every word it holds, half way through applying it, as a bug would; a search for such
+// a word panics too until the index is read again. (A sentinel past the end of byText: only a
+// binary search for a text greater than all of them reaches it.)
+func BreakLastWords(c *Catalog) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.ix.byText[len(c.ix.byText)/2] = math.MaxInt32
+	c.ix.byText = append(c.ix.byText, math.MaxInt32)
 }
 
 // HoldScratches takes every listing scratch of c, as listings computing would, until the

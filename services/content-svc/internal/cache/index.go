@@ -70,9 +70,10 @@ type keys struct {
 //     (place).
 //   - Slots by template id: slot, a table of slots keyed by ids[s] (table.go).
 //   - Search: lexemes by id (their texts one after another in lexBytes, lexeme l's from
-//     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), by text
-//     (lexID, a table of lexeme ids keyed by their text), their ids in byte order of their
-//     text (byText, for a prefix's range), and each one's postings, a posting being
+//     lexOff[l] to lexOff[l+1]: 4 bytes a lexeme rather than a 16-byte string), their ids in
+//     byte order of their text (byText: a text's id by binary search, a prefix's range; while
+//     building, before byText is sorted, lexID, a table of lexeme ids keyed by their text), and
+//     each one's postings, a posting being
 //     slot<<2 | weight. post[l] says where lexeme l's postings are: post[l] >= 0 is its only
 //     posting (most lexemes of a large catalog, such as a template's number, are in one
 //     template: no list of their own); -1 is none; -2-i is many[i], a list ascending by slot
@@ -191,7 +192,7 @@ func (ix *index) finish() {
 		ix.byText[l] = int32(l) // #nosec G115 -- bounded by the lexemes
 	}
 	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText(a), ix.lexText(b)) })
-	ix.building = false
+	ix.building, ix.lexID = false, table{}
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for _, s := range sets {
 			s.densify(ix)
@@ -369,7 +370,7 @@ func inExactly(sets map[string]*entrySet, values []string, lower bool, s int32) 
 // posts it) and in no other lexeme.
 func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
 	for _, l := range lexemes {
-		id, ok := find(&ix.lexID, ix, maphash.String(ix.seed, l.Text), l.Text, isLexeme)
+		id, _, ok := ix.lexemeOf(l.Text)
 		if !ok {
 			return false
 		}
@@ -667,29 +668,43 @@ func (ix *index) addTo(sets map[string]*entrySet, value string, s int32) {
 	set.add(s, ix)
 }
 
-// lexeme answers the id of the lexeme text, made when new. The id is named in lexID last: a
-// failure half way leaves a lexeme without postings, which matches nothing.
+// lexeme answers the id of the lexeme text, made when new. The id is named last (in lexID
+// while building, else in byText): a failure half way leaves a lexeme without postings, which
+// matches nothing.
 func (ix *index) lexeme(text string) int32 {
-	h := maphash.String(ix.seed, text)
-	if id, ok := find(&ix.lexID, ix, h, text, isLexeme); ok {
+	id, at, ok := ix.lexemeOf(text)
+	if ok {
 		return id
 	}
-	id := int32(len(ix.post)) // #nosec G115 -- a few per template
-	at := 0
-	if !ix.building {
-		at, _ = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText(l), t) })
-	}
+	id = int32(len(ix.post)) // #nosec G115 -- a few per template
 	if len(ix.lexOff) == 0 {
 		ix.lexOff = append(ix.lexOff, 0)
 	}
 	ix.lexBytes = append(ix.lexBytes, text...)
 	ix.lexOff = append(ix.lexOff, uint32(len(ix.lexBytes))) // #nosec G115 -- lexemes are short and few
 	ix.post = append(ix.post, -1)
-	if !ix.building {
+	if ix.building {
+		ix.lexID.add(ix, maphash.String(ix.seed, text), id, lexHash)
+	} else {
 		ix.byText = slices.Insert(ix.byText, at, id)
 	}
-	ix.lexID.add(ix, h, id, lexHash)
 	return id
+}
+
+// lexemeOf answers the id of the lexeme text and whether there is one, and else where its id
+// goes in byText. While building, byText is not sorted yet and lexID finds it; finish sorts
+// byText and drops lexID, and a binary search of byText finds it after (8 MB less at a million
+// lexemes: ADR 0200).
+func (ix *index) lexemeOf(text string) (id int32, at int, ok bool) {
+	if ix.building {
+		id, ok = find(&ix.lexID, ix, maphash.String(ix.seed, text), text, isLexeme)
+		return id, 0, ok
+	}
+	at, ok = slices.BinarySearchFunc(ix.byText, text, func(l int32, t string) int { return strings.Compare(ix.lexText(l), t) })
+	if ok {
+		return ix.byText[at], at, true
+	}
+	return 0, at, false
 }
 
 // lexText answers lexeme l's text. It is a view of lexBytes, whose bytes are never written
