@@ -131,7 +131,6 @@ start() {
 	kill -0 "$STARTED" 2>/dev/null || die "$name exited after $ready answered: $(tail -n 20 "$OUT/$name.log")"
 }
 
-# peak_rss_mb PID prints the process's peak resident memory (VmHWM) in MiB.
 # catalog_reload DSN ADDR makes content-svc's index read the whole catalog again, in place, and
 # prints how long it took: 100 use counts committed with the change log pruned (a gap). The
 # reload holds one index, not a second one beside it (ADR 0199): the content-svc peak RSS line
@@ -152,6 +151,7 @@ catalog_reload() {
 	printf '%-40s %.1f s\n' "catalog-reload (a gap, read in place)" "$(echo "$(date +%s.%N) - $started" | bc -l)"
 }
 
+# peak_rss_mb PID prints the process's peak resident memory (VmHWM) in MiB.
 peak_rss_mb() { awk '/^VmHWM:/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
 
 # PPROF is the profile address of the service under attack (HTTP_PPROF_ADDR), empty for none;

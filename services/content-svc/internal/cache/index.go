@@ -10,7 +10,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 	"unsafe"
@@ -1195,7 +1194,7 @@ func (ix *index) compile(q catalog.TemplateQuery, s *scratch) *match {
 // of lists only touches the bitmap words its slots fall in (matchLists).
 func (m *match) matchWord(w string, first bool) {
 	ix, s := m.ix, m.s
-	from := sort.Search(len(ix.byText), func(i int) bool { return ix.lexText(ix.byText[i]) >= w })
+	_, from, _ := ix.lexemeOf(w) // the first lexeme not before w
 	to := from
 	for to < len(ix.byText) && strings.HasPrefix(ix.lexText(ix.byText[to]), w) {
 		to++
