@@ -19,7 +19,8 @@
 # (search, tags, category, aspect, premium, each sort — every attack cycles through thousands of
 # queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
 # categories and tags, pages 1-5), each listing line again under writes (a writer committing 20
-# catalog changes a second; the table after them holds each line's share and p99 without and
+# catalog changes a second; the two runs of a line in halves, without, under, under, without;
+# the table after them holds each line's share and p99 without and
 # under writes, the changes' commit-to-visible freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
 # (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
@@ -168,30 +169,59 @@ profile() {
 	profiling+=($!)
 }
 
-# attack NAME [vegeta targets on stdin] runs vegeta and prints one summary line with the share of
-# the ceiling (the ceiling's own line, run before CEILING is known, is 100 %); with arguments,
-# they are the targets.
+# attack NAME [vegeta targets on stdin] runs vegeta for DURATION and prints one summary line with
+# the share of the ceiling (the ceiling's own line, run before CEILING is known, is 100 %); with
+# arguments, they are the targets.
 attack() {
-	local name="$1"
-	shift
-	if [[ "$name" != ceiling-echo-get ]] && ! wanted "$name"; then
+	if [[ "$1" != ceiling-echo-get ]] && ! wanted "$1"; then
 		return 0
 	fi
-	local results="$OUT/$name.bin" workers=()
+	fire "$1" "$DURATION" "${@:2}"
+	report "$1"
+}
+
+# fire NAME DURATION [vegeta targets on stdin] runs vegeta for DURATION into NAME.bin and writes
+# its reports, NAME.txt and NAME.json; with arguments, they are the targets.
+fire() {
+	local name="$1" duration="$2" workers=()
+	shift 2
 	if [[ "$RATE" == 0 ]]; then
 		workers=(-max-workers="$WORKERS")
 	fi
-	log "$name: ${DURATION} at rate ${RATE}"
-	profile "$name" "$(($(sed -E 's/s$//' <<<"$DURATION") - 1))"
+	log "$name: ${duration} at rate ${RATE}"
+	profile "$name" "$(($(sed -E 's/s$//' <<<"$duration") - 1))"
 	# -max-body=0: every response is still read to its end, but its body is not copied into
 	# the results file; with the board's 28 KB and the editor graph's bodies, encoding them took
 	# more of the 2 cores than the service under test did.
 	if (($# > 0)); then printf '%s\n' "$@"; else cat; fi |
-		"$VEGETA" attack -rate="$RATE" "${workers[@]}" "${ATTACK_FLAGS[@]}" -max-body=0 -duration="$DURATION" -timeout=10s >"$results"
-	"$VEGETA" report -type=text "$results" >"$OUT/$name.txt"
-	"$VEGETA" report -type=json "$results" >"$OUT/$name.json"
+		"$VEGETA" attack -rate="$RATE" "${workers[@]}" "${ATTACK_FLAGS[@]}" -max-body=0 -duration="$duration" -timeout=10s >"$OUT/$name.bin"
+	"$VEGETA" report -type=text "$OUT/$name.bin" >"$OUT/$name.txt"
+	"$VEGETA" report -type=json "$OUT/$name.bin" >"$OUT/$name.json"
+}
+
+# merge NAME PART... writes NAME's reports from attacks PART... run apart: NAME.json with the
+# latencies of all of their requests and, as throughput, their successes over their summed
+# running times (vegeta's own would count the time between them too); NAME.txt holds theirs.
+merge() {
+	local name="$1" bins=() part tp
+	shift
+	for part in "$@"; do
+		bins+=("$OUT/$part.bin")
+	done
+	tp="$(for part in "$@"; do cat "$OUT/$part.json"; echo; done | awk '
+		function field(f) { return match($0, "\"" f "\":[0-9.e+-]+") ? substr($0, RSTART + length(f) + 3, RLENGTH - length(f) - 3) : 0 }
+		{ ok += field("requests") * field("success"); ns += field("duration") + field("wait") }
+		END { printf "%f", (ns > 0 ? ok * 1e9 / ns : 0) }')"
+	for part in "$@"; do
+		printf '%s\n' "$part" && cat "$OUT/$part.txt"
+	done >"$OUT/$name.txt"
+	"$VEGETA" report -type=json "${bins[@]}" | sed -E "s/\"throughput\":[0-9.e+-]+/\"throughput\":$tp/" >"$OUT/$name.json"
+}
+
+# report NAME prints NAME's summary line from NAME.json, its share of the ceiling beside it.
+report() {
 	# Latencies in the JSON report are nanoseconds.
-	awk -v name="$name" -v ceiling="$CEILING" '
+	awk -v name="$1" -v ceiling="$CEILING" '
 		match($0, /"throughput":[0-9.e+-]+/) { tp = substr($0, RSTART + 13, RLENGTH - 13) }
 		match($0, /"50th":[0-9]+/) { p50 = substr($0, RSTART + 7, RLENGTH - 7) }
 		match($0, /"99th":[0-9]+/) { p99 = substr($0, RSTART + 7, RLENGTH - 7) }
@@ -200,7 +230,7 @@ attack() {
 			share = ceiling > 0 ? sprintf("%5.1f%%", 100 * tp / ceiling) : "100.0%"
 			printf "%-26s %9.0f req/s  %s of ceiling   p50 %8.3f ms   p99 %8.3f ms   success %.2f%%\n", name, tp, share, p50 / 1e6, p99 / 1e6, ok * 100
 		}
-	' "$OUT/$name.json"
+	' "$OUT/$1.json"
 }
 
 bench_ceiling() {
@@ -254,21 +284,39 @@ bench_content() {
 			kinds+=("$kind")
 		fi
 	done
-	# Listings under writes: each listing line again, right after its run without writes, while a
-	# writer commits 20 catalog changes a second (e2e/cmd/benchcontent writes: use counts,
-	# templates leaving and entering), each one applied in place by the index; the writer
-	# measures how long each change took from its commit to a listing showing it. The two runs of
-	# a line are 10 s apart, not minutes, so that their ratio does not take in the machine's drift
-	# (this bench's ceiling has moved by up to 1.9x between runs an hour apart).
+	# Listings under writes: each listing line again while a writer commits 20 catalog changes a
+	# second (e2e/cmd/benchcontent writes: use counts, templates leaving and entering), each one
+	# applied in place by the index; the writer measures how long each change took from its
+	# commit to a listing showing it. A line's two runs are taken in halves in the order without,
+	# under, under, without (each half DURATION/2; the writer starts its changes before the first
+	# half under writes and ends them before the last without), so that a drift of the machine
+	# over the line's 20 s weighs on both runs alike and their ratio is what the writes cost:
+	# this bench's ceiling has moved by up to 1.9x between runs an hour apart, and one line's two
+	# halves without writes, 15 s apart, have differed by 39 % (ADR 0051).
+	local half=$((${DURATION%s} / 2))s
 	for kind in "${kinds[@]}"; do
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
-		attack "templates-$kind" <"$OUT/targets-$kind.txt"
-		wanted "templates-$kind-under-writes" || continue
+		if ! wanted "templates-$kind-under-writes"; then
+			attack "templates-$kind" <"$OUT/targets-$kind.txt"
+			continue
+		fi
+		local base="templates-$kind" writes="templates-$kind-under-writes"
+		fire "$base.1" "$half" <"$OUT/targets-$kind.txt"
 		"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
-			-name "templates-$kind-under-writes" >"$OUT/writes-$kind.txt" 2>&1 &
+			-name "$writes" >"$OUT/writes-$kind.txt" 2>&1 &
 		local writer=$!
-		attack "templates-$kind-under-writes" <"$OUT/targets-$kind.txt"
+		until grep -q '^writing' "$OUT/writes-$kind.txt"; do
+			kill -0 "$writer" 2>/dev/null || die "writes: $(cat "$OUT/writes-$kind.txt")"
+			sleep 0.1
+		done
+		fire "$writes.1" "$half" <"$OUT/targets-$kind.txt"
+		fire "$writes.2" "$half" <"$OUT/targets-$kind.txt"
 		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
+		fire "$base.2" "$half" <"$OUT/targets-$kind.txt"
+		merge "$base" "$base.1" "$base.2"
+		merge "$writes" "$writes.1" "$writes.2"
+		report "$base"
+		report "$writes"
 	done
 	((${#kinds[@]} == 0)) || under_writes "${kinds[@]}"
 	wanted catalog-reload && catalog_reload "$dsn" "$addr"

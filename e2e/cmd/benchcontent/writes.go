@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -23,7 +24,8 @@ const seenWithin = 5 * time.Second
 // the most used (use_count above every other), and it measures how long each takes from its
 // commit to its first GET /v1/templates?sort=popular showing it, the listing index's
 // freshness; every fourth takes a template out of the catalog (unpublished) or puts one back,
-// each of which shifts the index's orders. It prints one line named -name.
+// each of which shifts the index's orders. It says "writing" on standard error as it begins the
+// changes (what it reads first takes some time), then prints one line named -name.
 func writes(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("writes", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the seeded bench database")
@@ -62,6 +64,7 @@ func writes(ctx context.Context, args []string) error {
 		unseen int
 		wg     sync.WaitGroup
 	)
+	fmt.Fprintln(os.Stderr, "writing")
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*duration)
