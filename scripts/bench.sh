@@ -18,11 +18,12 @@
 # which also mints the admin token: seeding BENCH_CONTAINERS published templates, the catalog
 # (search, tags, category, aspect, premium, each sort — every attack cycles through thousands of
 # queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
-# categories and tags, pages 1-5), each listing line again under writes (a writer committing 20
-# catalog changes a second; the two runs of a line in halves, without, under, under, without;
-# the table after them holds each line's share and p99 without and
-# under writes, the changes' commit-to-visible freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements project
-# (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
+# categories and tags, pages 1-5), the related templates of 5,000 templates (templates-related),
+# each listing line again under writes (a writer committing 20 catalog changes a second; the
+# two runs of a line in two parts each, without, under, under, without; the table after them
+# holds each line's share and p99 without and under writes, the changes' commit-to-visible
+# freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements
+# project (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
 # beside md5sum of the same bytes.
 #
@@ -279,7 +280,7 @@ bench_content() {
 
 	ATTACK_FLAGS=(-header "Authorization: Bearer $token")
 	local kind kinds=()
-	for kind in search tags category aspect premium sort-newest sort-popular sort-rate sort-az; do
+	for kind in search tags category aspect premium sort-newest sort-popular sort-rate sort-az related; do
 		if wanted "templates-$kind" || wanted "templates-$kind-under-writes"; then
 			kinds+=("$kind")
 		fi
@@ -287,13 +288,13 @@ bench_content() {
 	# Listings under writes: each listing line again while a writer commits 20 catalog changes a
 	# second (e2e/cmd/benchcontent writes: use counts, templates leaving and entering), each one
 	# applied in place by the index; the writer measures how long each change took from its
-	# commit to a listing showing it. A line's two runs are taken in halves in the order without,
-	# under, under, without (each half DURATION/2; the writer starts its changes before the first
-	# half under writes and ends them before the last without), so that a drift of the machine
-	# over the line's 20 s weighs on both runs alike and their ratio is what the writes cost:
-	# this bench's ceiling has moved by up to 1.9x between runs an hour apart, and one line's two
-	# halves without writes, 15 s apart, have differed by 39 % (ADR 0051).
-	local half=$((${DURATION%s} / 2))s
+	# commit to a listing showing it. A line's two runs are taken in two parts each, DURATION
+	# long, in the order without, under, under, without (the writer starts its changes before the
+	# first part under writes and ends them before the last without), so that a drift of the
+	# machine over the line's 40 s weighs on both runs alike and their ratio is what the writes
+	# cost: this bench's ceiling has moved by up to 1.9x between runs an hour apart, and one
+	# line's two 5 s parts without writes, 15 s apart, have differed by 39 % (ADR 0051).
+	local written=()
 	for kind in "${kinds[@]}"; do
 		"$OUT/benchcontent" targets -dsn "$dsn" -base "http://$addr" -kind "$kind" -out "$OUT/targets-$kind.txt"
 		if ! wanted "templates-$kind-under-writes"; then
@@ -301,24 +302,25 @@ bench_content() {
 			continue
 		fi
 		local base="templates-$kind" writes="templates-$kind-under-writes"
-		fire "$base.1" "$half" <"$OUT/targets-$kind.txt"
-		"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$DURATION" \
+		fire "$base.1" "$DURATION" <"$OUT/targets-$kind.txt"
+		"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate 20 -duration "$((2 * ${DURATION%s}))s" \
 			-name "$writes" >"$OUT/writes-$kind.txt" 2>&1 &
 		local writer=$!
 		until grep -q '^writing' "$OUT/writes-$kind.txt"; do
 			kill -0 "$writer" 2>/dev/null || die "writes: $(cat "$OUT/writes-$kind.txt")"
 			sleep 0.1
 		done
-		fire "$writes.1" "$half" <"$OUT/targets-$kind.txt"
-		fire "$writes.2" "$half" <"$OUT/targets-$kind.txt"
+		fire "$writes.1" "$DURATION" <"$OUT/targets-$kind.txt"
+		fire "$writes.2" "$DURATION" <"$OUT/targets-$kind.txt"
 		wait "$writer" || die "writes: $(cat "$OUT/writes-$kind.txt")"
-		fire "$base.2" "$half" <"$OUT/targets-$kind.txt"
+		fire "$base.2" "$DURATION" <"$OUT/targets-$kind.txt"
 		merge "$base" "$base.1" "$base.2"
 		merge "$writes" "$writes.1" "$writes.2"
 		report "$base"
 		report "$writes"
+		written+=("$kind")
 	done
-	((${#kinds[@]} == 0)) || under_writes "${kinds[@]}"
+	((${#written[@]} == 0)) || under_writes "${written[@]}"
 	wanted catalog-reload && catalog_reload "$dsn" "$addr"
 	local full="http://$addr/v1/projects/$FULL_PROJECT_ID/full" etag
 	attack projects-full-50x20 "GET $full"

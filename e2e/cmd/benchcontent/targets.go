@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"gorm.io/gorm"
+
 	"github.com/motionstudio/platform/pkg/pgdb"
 )
 
@@ -22,14 +24,15 @@ var vocabulary = []string{
 }
 
 // targets writes n vegeta targets (one "GET url" per line) of one catalog listing kind, drawn
-// from the seeded categories, tags and words with a Zipf-like skew and pages 1-5, so the attack
-// spreads over many distinct queries as real traffic does. It fails when fewer than min of
+// from the seeded categories, tags and words with a Zipf-like skew and pages 1-5 (or, for
+// related, the related templates of 5,000 of the catalog's), so the attack spreads over many
+// distinct queries as real traffic does. It fails when fewer than min of
 // them are distinct.
 func targets(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("targets", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the seeded bench database")
 	base := fs.String("base", "", "content-svc base URL")
-	kind := fs.String("kind", "", "search, tags, category, aspect, premium or sort-<newest|popular|rate|az>")
+	kind := fs.String("kind", "", "search, tags, category, aspect, premium, sort-<newest|popular|rate|az> or related")
 	n := fs.Int("n", 20000, "targets to write")
 	minDistinct := fs.Int("min-distinct", 1000, "fewest distinct queries accepted")
 	out := fs.String("out", "", "file the targets are written to")
@@ -56,15 +59,28 @@ func targets(ctx context.Context, args []string) error {
 	}
 	g := newQueryGen(categories, tags)
 	build, ok := g.kinds()[*kind]
-	if !ok {
+	if *kind == "related" {
+		if build, err = g.related(db); err != nil {
+			return err
+		}
+	} else if !ok {
 		return fmt.Errorf("unknown kind %q", *kind)
 	}
 	var b strings.Builder
 	distinct := map[string]bool{}
 	for range *n {
 		q := build()
-		q.Set("page", strconv.Itoa(g.page()))
-		u := *base + "/v1/templates?" + q.Encode()
+		path := "/v1/templates"
+		if id := q.Get("id"); id != "" {
+			path += "/" + id + "/related"
+			q.Del("id")
+		} else {
+			q.Set("page", strconv.Itoa(g.page()))
+		}
+		u := *base + path
+		if len(q) > 0 {
+			u += "?" + q.Encode()
+		}
 		distinct[u] = true
 		b.WriteString("GET " + u + "\n")
 	}
@@ -126,6 +142,25 @@ func (g *queryGen) filters(q url.Values, category, premium, mode, aspect int) {
 	if aspect > 0 && g.r.Intn(aspect) == 0 {
 		q.Set("aspect", g.pick("16:9", "9:16", "1:1", "4:5"))
 	}
+}
+
+// related draws the templates whose related ones are asked (an "id" the path takes), from 5,000
+// of the catalog's, with the default limit or another.
+func (g *queryGen) related(db *gorm.DB) (func() url.Values, error) {
+	var ids []string
+	if err := db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 5000`).Scan(&ids).Error; err != nil {
+		return nil, fmt.Errorf("template ids: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("the database is not seeded")
+	}
+	return func() url.Values {
+		q := url.Values{"id": {ids[g.r.Intn(len(ids))]}}
+		if g.r.Intn(4) == 0 {
+			q.Set("limit", g.pick("4", "12", "24"))
+		}
+		return q
+	}, nil
 }
 
 func (g *queryGen) sort() string { return g.pick("newest", "popular", "rate", "az") }

@@ -1,7 +1,7 @@
 // Package cache holds the catalog's read model: each content-svc process keeps every catalog
 // template (published, not deleted) in memory as GET /v1/templates tests, sorts and shows it
 // (the listing index, index.go), and answers every listing from it alone: search, every
-// filter, every sort, paging, the exact total and has_more.
+// filter, every sort, paging, the exact total and has_more, and the related templates.
 //
 // What it guarantees:
 //   - Ready means indexed: until the catalog is first read, listings answer 503 and Ready
@@ -35,6 +35,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/motionstudio/platform/pkg/apperr"
@@ -206,32 +207,62 @@ func (c *Catalog) Sync(ctx context.Context) {
 }
 
 // Templates answers up to q.PageSize+1 cards of q's page from its start, and q's total, from
-// the index alone; apperr Unavailable before the catalog is read, and ctx's error when it is
-// done while the listing waits for a scratch. The scratch goes back to the pool however the
-// listing ends, a panic included, so a bug never leaves the listings after it waiting.
-func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) ([]catalog.TemplateCard, int, error) {
+// the index alone (listing).
+func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) (cards []catalog.TemplateCard, total int, err error) {
+	err = c.listing(ctx, func(ix *index, s *scratch) *scratch {
+		m := ix.compile(q, s)
+		cards = ix.templateCards(m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1))
+		total = m.count()
+		return m.release()
+	})
+	return cards, total, err
+}
+
+// Related answers up to limit cards of the catalog's templates sharing a category or a tag
+// with the template containerID, those sharing the most first, from the index alone
+// (listing); apperr NotFound when that template is not in the catalog.
+func (c *Catalog) Related(ctx context.Context, containerID string, limit int) ([]catalog.TemplateCard, error) {
+	id, parseErr := uuid.Parse(containerID)
+	var (
+		cards []catalog.TemplateCard
+		held  bool
+	)
+	err := c.listing(ctx, func(ix *index, s *scratch) *scratch {
+		var slot int32
+		if slot, held = ix.slotOf(id); !held || parseErr != nil {
+			return s
+		}
+		var entries []int32
+		entries, s = ix.related(slot, limit, s)
+		cards = ix.templateCards(entries)
+		return s
+	})
+	if err == nil && (!held || parseErr != nil) {
+		err = apperr.E(apperr.NotFound, "template_not_found", "No published template has this id.")
+	}
+	return cards, err
+}
+
+// listing runs f over the index with a scratch under the read lock, keeping the scratch f
+// answers for the next listing; apperr Unavailable before the catalog is read, and ctx's error
+// when it is done while the listing waits for a scratch. The scratch goes back to the pool
+// however the listing ends, a panic included, so a bug never leaves the listings after it
+// waiting.
+func (c *Catalog) listing(ctx context.Context, f func(ix *index, s *scratch) *scratch) error {
 	var s *scratch
 	select {
 	case s = <-c.scratches:
 	case <-ctx.Done():
-		return nil, 0, ctx.Err()
+		return ctx.Err()
 	}
 	defer func() { c.scratches <- s }()
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	ix := c.ix
-	if ix == nil {
-		return nil, 0, apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
+	if c.ix == nil {
+		return apperr.E(apperr.Unavailable, "catalog_not_ready", "The catalog is being read; try again shortly.")
 	}
-	m := ix.compile(q, s)
-	entries := m.page(q.Sort, (q.Page-1)*q.PageSize, q.PageSize+1)
-	total := m.count()
-	s = m.release()
-	cards := make([]catalog.TemplateCard, len(entries))
-	for i, e := range entries {
-		cards[i] = ix.templateCard(e)
-	}
-	return cards, total, nil
+	s = f(c.ix, s)
+	return nil
 }
 
 // wrote waits until the index applied a catalog write of this process that returned, whether

@@ -143,6 +143,18 @@ func page(c catalog.Listings, q catalog.TemplateQuery) string {
 	return fmt.Sprintf("%d:%v:%+v", total, len(cards) > q.PageSize, cards)
 }
 
+// related answers the templates related to id from c, up to limit, as their cards or the error's
+// kind and code.
+func related(c catalog.Listings, id string, limit int) string {
+	GinkgoHelper()
+	cards, err := c.Related(context.Background(), id, limit)
+	if e, ok := apperr.As(err); ok {
+		return fmt.Sprintf("%s %s", e.Kind, e.Code)
+	}
+	Expect(err).NotTo(HaveOccurred())
+	return fmt.Sprintf("%+v", cards)
+}
+
 // oracle answers q as page does, by SQL.
 func oracle(q catalog.TemplateQuery) string {
 	GinkgoHelper()

@@ -961,6 +961,15 @@ func appendText[T string | []byte](b []byte, text T) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(text))), text...)
 }
 
+// templateCards answers the cards of slots, in their order (an empty list for none).
+func (ix *index) templateCards(slots []int32) []catalog.TemplateCard {
+	cards := make([]catalog.TemplateCard, len(slots))
+	for i, s := range slots {
+		cards[i] = ix.templateCard(s)
+	}
+	return cards
+}
+
 // templateCard answers slot s's card, decoding its record (appendCard); its strings share one
 // allocation rather than view the index's bytes.
 func (ix *index) templateCard(s int32) catalog.TemplateCard {
@@ -1401,7 +1410,8 @@ func (m *match) passesSets(e int32) bool {
 }
 
 // page answers up to limit passing slots after the first offset in the order of sort. A
-// relevance page takes the matches of each score, from the highest, each in the popular order.
+// relevance page takes the matches of each score, from the highest, each in the popular order
+// (byScore).
 func (m *match) page(sort string, offset, limit int) []int32 {
 	if m.none {
 		return nil
@@ -1417,9 +1427,15 @@ func (m *match) page(sort string, offset, limit int) []int32 {
 		}
 		return m.pageOf(chosen, orderOf(sort), offset, limit)
 	}
+	return m.byScore(catalog.WeightName*m.words, offset, limit)
+}
+
+// byScore answers up to limit matched slots after the first offset: those of each score from
+// top down to 0, each score's in the popular order.
+func (m *match) byScore(top, offset, limit int) []int32 {
 	var entries []int32
 	level := m.s.level
-	for sc := catalog.WeightName * m.words; sc >= 0 && len(entries) < limit; sc-- {
+	for sc := top; sc >= 0 && len(entries) < limit; sc-- {
 		for w, x := range m.s.matched {
 			for j, plane := range m.s.score[:m.planes] {
 				if sc>>j&1 != 0 {
@@ -1439,6 +1455,49 @@ func (m *match) page(sort string, offset, limit int) []int32 {
 		offset = 0
 	}
 	return entries
+}
+
+// related answers up to limit slots in use other than s that share a category or a tag with
+// it: those sharing the most first, each score's in the popular order (the oracle's shared
+// count DESC, use_count DESC, id DESC). It is a search whose words are s's category and tag
+// sets, any of which matches: each set adds one to the score of its slots, kept in the
+// scratch's planes with a carry as a word's weight is (score).
+func (ix *index) related(s int32, limit int, sc *scratch) ([]int32, *scratch) {
+	var sets []*entrySet
+	for _, group := range []map[string]*entrySet{ix.cats, ix.tags} {
+		for _, set := range group {
+			if set.has(s) {
+				sets = append(sets, set)
+			}
+		}
+	}
+	if len(sets) == 0 {
+		return nil, sc
+	}
+	m := &match{ix: ix, planes: bits.Len(uint(len(sets))), s: ix.fit(sc, bits.Len(uint(len(sets))))}
+	matched, planes := m.s.matched, m.s.score[:m.planes]
+	clear(matched)
+	for _, plane := range planes {
+		clear(plane)
+	}
+	add := func(w int, x uint64) {
+		matched[w] |= x
+		for _, plane := range planes {
+			if plane[w], x = plane[w]^x, plane[w]&x; x == 0 {
+				return
+			}
+		}
+	}
+	for _, set := range sets {
+		for w, x := range set.bits {
+			add(w, x)
+		}
+		for _, e := range set.list {
+			add(int(e/64), 1<<(e%64))
+		}
+	}
+	matched[s/64] &^= 1 << (s % 64)
+	return m.byScore(len(sets), 0, limit), m.release()
 }
 
 // pageOf answers up to limit slots of chosen after the first offset in order o. When few

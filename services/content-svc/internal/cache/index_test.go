@@ -14,6 +14,7 @@ import (
 	"github.com/motionstudio/platform/pkg/testkit"
 	"github.com/motionstudio/platform/services/content-svc/internal/cache"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
+	"github.com/motionstudio/platform/services/content-svc/internal/store/storetest"
 )
 
 // seedCatalog fills the catalog with 300 templates whose words, categories, tags, aspects,
@@ -195,7 +196,7 @@ var _ = Describe("the listing index under changes", func() {
 		Expect(db.Exec(seedCatalog).Error).To(Succeed())
 	})
 
-	It("answers every page, order, total and has_more as the SQL listing does after every step of random changes by two writers, in two processes", func() {
+	It("answers every page, order, total and has_more, and the related templates, as the SQL listing does after every step of random changes by two writers, in two processes", func() {
 		seed := uint64(GinkgoRandomSeed()) // #nosec G115 -- any seed
 		w, writers := newWorld(seed), []*world{newWorld(seed + 2), newWorld(seed + 4)}
 		a, b := newProcess(index), newProcess(index)
@@ -234,6 +235,15 @@ var _ = Describe("the listing index under changes", func() {
 				Expect(page(a.c, q)).To(Equal(want), what)
 				Expect(page(b.c, q)).To(Equal(want), what)
 				compared++
+			}
+			var ids []string
+			Expect(db.Raw(`SELECT id::text FROM containers ORDER BY random() LIMIT 60`).Scan(&ids).Error).To(Succeed())
+			for _, id := range append(ids, uuid.NewString()) { // unpublished, deleted and unknown ones too
+				limit := 1 + w.r.IntN(12)
+				want := related(storetest.Listing{DB: db}, id, limit)
+				what := fmt.Sprintf("step %d after %q: related to %s, %d", step, changes, id, limit)
+				Expect(related(a.c, id, limit)).To(Equal(want), what)
+				Expect(related(b.c, id, limit)).To(Equal(want), what)
 			}
 		}
 		Expect(compared).To(BeNumerically(">=", 6000))

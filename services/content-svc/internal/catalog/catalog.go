@@ -252,7 +252,6 @@ type Store interface {
 
 	Template(ctx context.Context, slugOrID string) (TemplateDetail, error)
 	TemplateProjects(ctx context.Context, containerID string) ([]Project, error)
-	RelatedTemplates(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)
 
 	CreateProject(ctx context.Context, p Project) error
 	Project(ctx context.Context, id string, privileged bool) (Project, error)
@@ -261,9 +260,12 @@ type Store interface {
 }
 
 // Listings answers the catalog's listings: up to q.PageSize+1 cards from the page's start, the
-// extra one telling that more follow, and how many templates match q's filters.
+// extra one telling that more follow, and how many templates match q's filters; and up to limit
+// templates sharing categories or tags with one in the catalog (apperr NotFound for one not in
+// it), most shared first, then the most used.
 type Listings interface {
 	Templates(ctx context.Context, q TemplateQuery) (cards []TemplateCard, total int, err error)
+	Related(ctx context.Context, containerID string, limit int) ([]TemplateCard, error)
 }
 
 // Service implements the catalog's rules over a Store and its Listings.

@@ -268,7 +268,7 @@ func (s *Service) RelatedTemplates(ctx context.Context, containerID string, limi
 	}
 	n := DefaultRelatedLimit
 	set(&n, limit)
-	return s.store.RelatedTemplates(ctx, containerID, n)
+	return s.listings.Related(ctx, containerID, n)
 }
 
 func checkProject(c *check.Checker, f ProjectFields) {

@@ -366,33 +366,6 @@ func (s *Catalog) TemplateProjects(ctx context.Context, containerID string) ([]c
 	return mapAll(rows, projectModel.toDomain), nil
 }
 
-// RelatedTemplates lists templates in the catalog that share categories or tags with the given
-// one, ranked by the number shared, then popularity and id. It answers apperr NotFound when the
-// template is not in the catalog.
-func (s *Catalog) RelatedTemplates(ctx context.Context, containerID string, limit int) ([]catalog.TemplateCard, error) {
-	db := s.db.WithContext(ctx)
-	if err := inCatalog(db, containerID); err != nil {
-		return nil, err
-	}
-	var rows []cardRow
-	err := db.Raw(`SELECT `+cardColumns+` FROM (
-			SELECT x.container_id, count(*) AS score FROM (
-				SELECT b.container_id FROM container_categories a JOIN container_categories b ON b.category_id = a.category_id
-				WHERE a.container_id = @id AND b.container_id <> @id
-				UNION ALL
-				SELECT b.container_id FROM container_tags a JOIN container_tags b ON b.tag_id = a.tag_id
-				WHERE a.container_id = @id AND b.container_id <> @id
-			) x GROUP BY x.container_id
-		) s JOIN containers c ON c.id = s.container_id
-		WHERE `+live+`
-		ORDER BY s.score DESC, c.use_count DESC, c.id DESC LIMIT @limit`,
-		map[string]any{"id": containerID, "limit": limit}).Scan(&rows).Error
-	if err != nil {
-		return nil, fmt.Errorf("store: related templates: %w", err)
-	}
-	return mapAll(rows, cardRow.toDomain), nil
-}
-
 func mapAll[M, D any](rows []M, f func(M) D) []D {
 	out := make([]D, len(rows))
 	for i, r := range rows {

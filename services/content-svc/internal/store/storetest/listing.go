@@ -1,5 +1,5 @@
 // Package storetest holds what tests compare the catalog's read model with: the catalog
-// listing as plain SQL, the oracle of the listing index's differential specs. No service
+// listing and the related templates as plain SQL, the oracle of the listing index's differential specs. No service
 // code reads listings from Postgres.
 package storetest
 
@@ -10,6 +10,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/motionstudio/platform/pkg/apperr"
 	"github.com/motionstudio/platform/services/content-svc/internal/catalog"
 )
 
@@ -44,26 +45,65 @@ func (l Listing) Templates(ctx context.Context, q catalog.TemplateQuery) ([]cata
 	if err != nil {
 		return nil, 0, fmt.Errorf("storetest: list templates: %w", err)
 	}
-	cards := make([]catalog.TemplateCard, len(rows))
-	for i, r := range rows {
-		cards[i] = catalog.TemplateCard{ContainerID: r.ContainerID, Slug: r.Slug, Name: r.Name, Image: r.Image, Demo: r.Demo,
-			MiniDemo: r.MiniDemo, IsPremium: r.IsPremium, IsMockup: r.IsMockup, PrimaryMode: r.PrimaryMode, RateAvg: r.RateAvg,
-			RateCount: r.RateCount, UseCount: r.UseCount, AvailableAspects: []string{}}
-		if r.Aspects != "" {
-			cards[i].AvailableAspects = strings.Split(r.Aspects, ",")
-		}
-	}
 	cond, args = filter(q)
 	var total int64
 	if err := l.DB.WithContext(ctx).Raw(`SELECT count(*) FROM containers c WHERE `+cond, args...).Scan(&total).Error; err != nil {
 		return nil, 0, fmt.Errorf("storetest: count templates: %w", err)
 	}
-	return cards, int(total), nil
+	return cards(rows), int(total), nil
 }
+
+// Related answers up to limit templates in the catalog sharing categories or tags with the
+// template containerID, ranked by the number shared, then popularity and id; apperr NotFound
+// when that template is not in the catalog.
+func (l Listing) Related(ctx context.Context, containerID string, limit int) ([]catalog.TemplateCard, error) {
+	db := l.DB.WithContext(ctx)
+	var n int64
+	if err := db.Raw(`SELECT count(*) FROM containers c WHERE c.id = ? AND `+live, containerID).Scan(&n).Error; err != nil {
+		return nil, fmt.Errorf("storetest: find template: %w", err)
+	}
+	if n == 0 {
+		return nil, apperr.E(apperr.NotFound, "template_not_found", "No published template has this id.")
+	}
+	var rows []cardRow
+	err := db.Raw(`SELECT `+cardColumns+` FROM (
+			SELECT x.container_id, count(*) AS score FROM (
+				SELECT b.container_id FROM container_categories a JOIN container_categories b ON b.category_id = a.category_id
+				WHERE a.container_id = @id AND b.container_id <> @id
+				UNION ALL
+				SELECT b.container_id FROM container_tags a JOIN container_tags b ON b.tag_id = a.tag_id
+				WHERE a.container_id = @id AND b.container_id <> @id
+			) x GROUP BY x.container_id
+		) s JOIN containers c ON c.id = s.container_id
+		WHERE `+live+`
+		ORDER BY s.score DESC, `+sortOrders[catalog.SortPopular]+` LIMIT @limit`,
+		map[string]any{"id": containerID, "limit": limit}).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("storetest: related templates: %w", err)
+	}
+	return cards(rows), nil
+}
+
+// cards maps rows to cards.
+func cards(rows []cardRow) []catalog.TemplateCard {
+	out := make([]catalog.TemplateCard, len(rows))
+	for i, r := range rows {
+		out[i] = catalog.TemplateCard{ContainerID: r.ContainerID, Slug: r.Slug, Name: r.Name, Image: r.Image, Demo: r.Demo,
+			MiniDemo: r.MiniDemo, IsPremium: r.IsPremium, IsMockup: r.IsMockup, PrimaryMode: r.PrimaryMode, RateAvg: r.RateAvg,
+			RateCount: r.RateCount, UseCount: r.UseCount, AvailableAspects: []string{}}
+		if r.Aspects != "" {
+			out[i].AvailableAspects = strings.Split(r.Aspects, ",")
+		}
+	}
+	return out
+}
+
+// live is the condition for a container in the catalog.
+const live = `c.is_published AND c.deleted_at IS NULL`
 
 // filter answers the WHERE condition of q's filters and its arguments.
 func filter(q catalog.TemplateQuery) (cond string, args []any) {
-	where := []string{`c.is_published AND c.deleted_at IS NULL`}
+	where := []string{live}
 	if len(q.Words) > 0 {
 		where, args = append(where, `c.search @@ to_tsquery('simple', ?)`), append(args, strings.Join(q.Words, ":* & ")+":*")
 	}
