@@ -222,25 +222,30 @@ func (c *Catalog) Templates(ctx context.Context, q catalog.TemplateQuery) (cards
 // with the template containerID, those sharing the most first, from the index alone
 // (listing); apperr NotFound when that template is not in the catalog.
 func (c *Catalog) Related(ctx context.Context, containerID string, limit int) ([]catalog.TemplateCard, error) {
-	id, parseErr := uuid.Parse(containerID)
 	var (
 		cards []catalog.TemplateCard
 		held  bool
 	)
-	err := c.listing(ctx, func(ix *index, s *scratch) *scratch {
-		var slot int32
-		if slot, held = ix.slotOf(id); !held || parseErr != nil {
+	id, err := uuid.Parse(containerID)
+	if err == nil {
+		err = c.listing(ctx, func(ix *index, s *scratch) *scratch {
+			var slot int32
+			if slot, held = ix.slotOf(id); !held {
+				return s
+			}
+			var entries []int32
+			entries, s = ix.related(slot, limit, s)
+			cards = ix.templateCards(entries)
 			return s
+		})
+		if err != nil {
+			return nil, err
 		}
-		var entries []int32
-		entries, s = ix.related(slot, limit, s)
-		cards = ix.templateCards(entries)
-		return s
-	})
-	if err == nil && (!held || parseErr != nil) {
-		err = apperr.E(apperr.NotFound, "template_not_found", "No published template has this id.")
 	}
-	return cards, err
+	if !held {
+		return nil, apperr.E(apperr.NotFound, "template_not_found", "No published template has this id.")
+	}
+	return cards, nil
 }
 
 // listing runs f over the index with a scratch under the read lock, keeping the scratch f

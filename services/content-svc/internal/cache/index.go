@@ -1474,15 +1474,16 @@ func (ix *index) related(s int32, limit int, sc *scratch) ([]int32, *scratch) {
 	if len(sets) == 0 {
 		return nil, sc
 	}
-	m := &match{ix: ix, planes: bits.Len(uint(len(sets))), s: ix.fit(sc, bits.Len(uint(len(sets))))}
-	matched, planes := m.s.matched, m.s.score[:m.planes]
+	planes := bits.Len(uint(len(sets)))
+	m := &match{ix: ix, planes: planes, s: ix.fit(sc, planes)}
+	matched, score := m.s.matched, m.s.score[:planes]
 	clear(matched)
-	for _, plane := range planes {
+	for _, plane := range score {
 		clear(plane)
 	}
 	add := func(w int, x uint64) {
 		matched[w] |= x
-		for _, plane := range planes {
+		for _, plane := range score {
 			if plane[w], x = plane[w]^x, plane[w]&x; x == 0 {
 				return
 			}
