@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/motionstudio/platform/pkg/apperr"
@@ -197,6 +198,7 @@ func (c *Client) fail(ctx context.Context, e connection.Endpoint, stage string, 
 func classify(err error, status int32) error {
 	var ae *apperr.Error
 	var netErr net.Error
+	var rpcErr *jsonrpc.Error
 	switch {
 	case errors.As(err, &ae):
 		return err
@@ -212,6 +214,10 @@ func classify(err error, status int32) error {
 		return apperr.Wrap(err, apperr.Unavailable, "mcp_timeout", "The server did not answer in time.")
 	case errors.As(err, &netErr):
 		return apperr.Wrap(err, apperr.Unavailable, "mcp_unreachable", "The server could not be reached.")
+	case errors.As(err, &rpcErr):
+		return apperr.Wrap(err, apperr.Unavailable, "mcp_refused", fmt.Sprintf("The server refused the request (JSON-RPC error %d%s).", rpcErr.Code, rpcNames[rpcErr.Code]))
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return apperr.Wrap(err, apperr.Unavailable, "mcp_closed", "The session closed before the server answered.")
 	default:
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
@@ -219,6 +225,16 @@ func classify(err error, status int32) error {
 		}
 		return apperr.Wrap(err, apperr.Unavailable, "mcp_protocol", "The server did not complete the MCP exchange.")
 	}
+}
+
+// rpcNames name JSON-RPC's standard error codes; a server's own codes are given as numbers,
+// and its message is never quoted.
+var rpcNames = map[int64]string{
+	jsonrpc.CodeParseError:     ", parse error",
+	jsonrpc.CodeInvalidRequest: ", invalid request",
+	jsonrpc.CodeMethodNotFound: ", method not found",
+	jsonrpc.CodeInvalidParams:  ", invalid params",
+	jsonrpc.CodeInternalError:  ", internal error",
 }
 
 // recorder keeps the last error status the server answered.

@@ -121,6 +121,13 @@ var _ = Describe("the MCP client against the SDK's server with annotated tools",
 		Expect(connection.Reason(err)).To(Equal("The tool reported an error: the wiki is read-only today"))
 	})
 
+	It("names the JSON-RPC error a server refused a call with by its code, without quoting the server", func(ctx SpecContext) {
+		srv := mcptest.NewAnnotated()
+		DeferCleanup(srv.Close)
+		_, err := newClient().CallTool(ctx, connection.Endpoint{ID: "annotated", URL: srv.URL + "/mcp"}, "no_such_tool", nil)
+		Expect(connection.Reason(err)).To(Equal("The server refused the request (JSON-RPC error -32602, invalid params)."))
+	})
+
 	It("lets go of a slow call as soon as its context ends", func() {
 		srv := mcptest.NewAnnotated()
 		srv.SlowFor = 3 * time.Second
