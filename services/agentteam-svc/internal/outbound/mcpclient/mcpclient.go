@@ -144,14 +144,14 @@ func (c *Client) CallTool(ctx context.Context, e connection.Endpoint, name strin
 // DELETE carrying its Mcp-Session-Id). When ctx ends first (a cancelled run, a run's time
 // limit) it returns at once and leaves the exchange to end in the background within the
 // session's timeout: the SDK may wait on the server before it lets go. fn's results may be
-// read only when session returns nil.
+// read only when session returns nil. The session's context is cancelled only after the select:
+// were the exchange to cancel it as it ends, a caller reaching the select late would find both
+// cases ready and could report a completed exchange as failed.
 func (c *Client) session(ctx context.Context, e connection.Endpoint, fn func(context.Context, *mcp.ClientSession) error) error {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		defer cancel()
-		done <- c.exchange(ctx, e, fn)
-	}()
+	go func() { done <- c.exchange(ctx, e, fn) }()
 	select {
 	case err := <-done:
 		return err
