@@ -210,6 +210,18 @@ var _ = Describe("the rendered Helm chart", func() {
 		}
 	})
 
+	It("sets each service's GOMEMLIMIT to 85 % of its memory limit, leaving the runtime's own memory room under it", func() {
+		for file, objects := range charts {
+			for _, d := range typed[*appsv1.Deployment](objects) {
+				c := d.Spec.Template.Spec.Containers[0]
+				where := fmt.Sprintf("%s %s", file, d.Name)
+				limit := c.Resources.Limits[corev1.ResourceMemory]
+				want := fmt.Sprintf("%dMiB", limit.Value()>>20*85/100)
+				Expect(c.Env).To(ContainElement(corev1.EnvVar{Name: "GOMEMLIMIT", Value: want}), where)
+			}
+		}
+	})
+
 	It("migrates before serving, with the same image and environment", func() {
 		for file, objects := range charts {
 			for _, d := range typed[*appsv1.Deployment](objects) {
