@@ -58,29 +58,14 @@ func targets(ctx context.Context, args []string) error {
 		return errors.New("the database is not seeded")
 	}
 	g := newQueryGen(categories, tags)
-	build, ok := g.kinds()[*kind]
-	if *kind == "related" {
-		if build, err = g.related(db); err != nil {
-			return err
-		}
-	} else if !ok {
-		return fmt.Errorf("unknown kind %q", *kind)
+	next, err := g.target(*kind, db)
+	if err != nil {
+		return err
 	}
 	var b strings.Builder
 	distinct := map[string]bool{}
 	for range *n {
-		q := build()
-		path := "/v1/templates"
-		if id := q.Get("id"); id != "" {
-			path += "/" + id + "/related"
-			q.Del("id")
-		} else {
-			q.Set("page", strconv.Itoa(g.page()))
-		}
-		u := *base + path
-		if len(q) > 0 {
-			u += "?" + q.Encode()
-		}
+		u := *base + next()
 		distinct[u] = true
 		b.WriteString("GET " + u + "\n")
 	}
@@ -144,9 +129,26 @@ func (g *queryGen) filters(q url.Values, category, premium, mode, aspect int) {
 	}
 }
 
-// related draws the templates whose related ones are asked (an "id" the path takes), from 5,000
-// of the catalog's, with the default limit or another.
-func (g *queryGen) related(db *gorm.DB) (func() url.Values, error) {
+// target answers the draw of one kind's request paths: a listing kind's query on a page, or
+// related.
+func (g *queryGen) target(kind string, db *gorm.DB) (func() string, error) {
+	if kind == "related" {
+		return g.related(db)
+	}
+	build, ok := g.kinds()[kind]
+	if !ok {
+		return nil, fmt.Errorf("unknown kind %q", kind)
+	}
+	return func() string {
+		q := build()
+		q.Set("page", strconv.Itoa(g.page()))
+		return "/v1/templates?" + q.Encode()
+	}, nil
+}
+
+// related draws the related templates of one of 5,000 of the catalog's, with the default limit
+// or another.
+func (g *queryGen) related(db *gorm.DB) (func() string, error) {
 	var ids []string
 	if err := db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 5000`).Scan(&ids).Error; err != nil {
 		return nil, fmt.Errorf("template ids: %w", err)
@@ -154,12 +156,12 @@ func (g *queryGen) related(db *gorm.DB) (func() url.Values, error) {
 	if len(ids) == 0 {
 		return nil, errors.New("the database is not seeded")
 	}
-	return func() url.Values {
-		q := url.Values{"id": {ids[g.r.Intn(len(ids))]}}
+	return func() string {
+		path := "/v1/templates/" + ids[g.r.Intn(len(ids))] + "/related"
 		if g.r.Intn(4) == 0 {
-			q.Set("limit", g.pick("4", "12", "24"))
+			path += "?limit=" + g.pick("4", "12", "24")
 		}
-		return q
+		return path
 	}, nil
 }
 
