@@ -25,20 +25,32 @@ const seenWithin = 5 * time.Second
 // commit to its first GET /v1/templates?sort=popular showing it, the listing index's
 // freshness; every fourth takes a template out of the catalog (unpublished) or puts one back,
 // each of which shifts the index's orders. It says "writing" on standard error as it begins the
-// changes (what it reads first takes some time), then prints one line named -name.
+// changes (what it reads first takes some time), then prints one line named -name. At -rate 0 it
+// writes nothing for -duration: the bench's parts "under writes" then run under none, an A/A run
+// whose ratios are the measurement's own spread (ADR 0051).
 func writes(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("writes", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the seeded bench database")
 	base := fs.String("base", "", "content-svc base URL")
 	token := fs.String("token", "", "bearer token")
-	rate := fs.Int("rate", 20, "changes a second")
+	rate := fs.Int("rate", 20, "changes a second (0: none, an A/A run)")
 	duration := fs.Duration("duration", 10*time.Second, "how long to write")
 	name := fs.String("name", "listings-under-writes", "the printed line's name")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dsn == "" || *base == "" || *token == "" || *rate <= 0 {
-		return errors.New("-dsn, -base, -token and a positive -rate are required")
+	if *dsn == "" || *base == "" || *token == "" || *rate < 0 {
+		return errors.New("-dsn, -base, -token and a -rate of 0 or more are required")
+	}
+	if *rate == 0 {
+		fmt.Fprintln(os.Stderr, "writing")
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(*duration):
+		}
+		fmt.Printf("%-40s no changes (-rate 0)\n", *name)
+		return nil
 	}
 	db, err := pgdb.Open(ctx, pgdb.Config{DSN: *dsn, MaxOpenConns: 2, MaxIdleConns: 2})
 	if err != nil {
