@@ -20,9 +20,9 @@
 # queries with at least 1,000 distinct ones, drawn with a Zipf-like skew over the seeded words,
 # categories and tags, pages 1-5), the related templates of 5,000 templates (templates-related),
 # each listing line again under writes (a writer committing 20 catalog changes a second; the
-# two runs of a line in parts, BENCH_WRITE_ROUNDS times without, under, under, without; the table after them
-# holds each line's share and p99 without and under writes, the changes' commit-to-visible
-# freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements
+# two runs of a line in parts, BENCH_WRITE_ROUNDS rounds of without, under, under, without; the
+# table after them holds each line's share and p99 without and under writes, the changes'
+# commit-to-visible freshness, and PASS/MISS per goal), GET /v1/projects/{id}/full of a 50 scenes × 20 elements
 # project (plain and with If-None-Match), the service's peak RSS, and a multipart AEP upload of
 # BENCH_UPLOAD_BYTES (time of complete-upload, its MD5 throughput and the service's peak memory)
 # beside md5sum of the same bytes.
@@ -308,13 +308,13 @@ bench_content() {
 			attack "templates-$kind" <"$OUT/targets-$kind.txt"
 			continue
 		fi
-		local base="templates-$kind" writes="templates-$kind-under-writes" round parts=() wparts=()
+		local base="templates-$kind" writes="templates-$kind-under-writes" round writer parts=() wparts=()
 		: >"$OUT/writes-$kind.txt"
 		for ((round = 1; round <= WRITE_ROUNDS; round++)); do
 			fire "$base.$round.1" "$DURATION" <"$OUT/targets-$kind.txt"
 			"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate "$WRITE_RATE" \
 				-duration "$((2 * ${DURATION%s}))s" -name "$writes" >>"$OUT/writes-$kind.txt" 2>&1 &
-			local writer=$!
+			writer=$!
 			until (($(grep -c '^writing' "$OUT/writes-$kind.txt") >= round)); do
 				kill -0 "$writer" 2>/dev/null || die "writes: $(cat "$OUT/writes-$kind.txt")"
 				sleep 0.1
