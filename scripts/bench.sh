@@ -320,10 +320,10 @@ bench_content() {
 		local base="templates-$kind" writes="templates-$kind-under-writes" round writer parts=() wparts=() x
 		: >"$OUT/writes-$kind.txt"
 		for ((round = 1; round <= WRITE_ROUNDS; round++)); do
-			x="$(xacts "$db")"
-			fire "$base.$round.1" "$DURATION" <"$OUT/targets-$kind.txt"
 			# The database's transactions in the line's first part, which begins more than 10 s
 			# after the previous line's writer ended (xacts: its last ones are reported by then).
+			((round > 1)) || x="$(xacts "$db")"
+			fire "$base.$round.1" "$DURATION" <"$OUT/targets-$kind.txt"
 			((round > 1)) || echo "$(($(xacts "$db") - x))" >"$OUT/xacts-$kind.txt"
 			"$OUT/benchcontent" writes -dsn "$dsn" -base "http://$addr" -token "$token" -rate "$WRITE_RATE" \
 				-duration "$((2 * ${DURATION%s}))s" -name "$writes" >>"$OUT/writes-$kind.txt" 2>&1 &
