@@ -85,11 +85,11 @@ type keys struct {
 //     tested instead (their bit of the slot is cleared, or read, in each), so that the common
 //     words of every template are not listed a million times. A record replaced leaves
 //     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
-//   - Names: a record each in names (records.go: the bytes one after another, an offset a
-//     slot), rather than a 16-byte string and an allocation.
-//   - Cards: every template's, a record each in cards holding only what the slot does not
-//     (its rating count, mockup flag, slug and media, and its aspect list's place among the
-//     distinct lists, aspectLists: a catalog has a few dozen); templateCard decodes it. No
+//   - Names and cards: every template's, a record each in cards (records.go: the bytes one
+//     after another, an offset a slot, rather than a string and an allocation) holding its
+//     name first (for the a-z order), then only what the slot does not (its rating count,
+//     mockup flag, slug and media, and its aspect list's place among the distinct lists,
+//     aspectLists: a catalog has a few dozen); templateCard decodes it. No
 //     template has a heap object or a string of its own: what the driver read is copied
 //     (lexemes into lexBytes too; a lexeme parsed from a template's list held the whole list).
 //
@@ -100,7 +100,8 @@ type keys struct {
 // bitmaps, about 140 a kept card (ADR 0185). Every card now takes its offset (4) and record
 // (7 or 8 bytes and its strings; 19.4 with the bench's slugs, 'bench-N', and no media) in
 // place of the pointer and the kept cards: 23.4 bytes a template, about 198 in all by that
-// count (ADR 0195). size estimates it.
+// count (ADR 0195); the name in the card's record since saves the names' offsets (4 bytes a
+// template, and a cache miss a card shown). size estimates it.
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
@@ -111,7 +112,6 @@ type index struct {
 	at          catalog.ListingVersion // the catalog version it holds
 	ids         []uuid.UUID
 	keys        []keys
-	names       records
 	cards       records
 	aspectLists [][]string     // the cards' distinct aspect lists, the empty one first
 	aspectIDs   map[string]int // each one's place in aspectLists, by its aspects joined by commas
@@ -145,7 +145,7 @@ type index struct {
 
 // newIndex answers an empty index, in bulk mode until finish.
 func newIndex() *index {
-	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, names: newRecords(), cards: newRecords(),
+	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, cards: newRecords(),
 		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
 		tags: map[string]*entrySet{}, building: true}
@@ -156,7 +156,7 @@ func newIndex() *index {
 // growth holds the old array beside the new one until it is copied) while the catalog is read.
 func (ix *index) reserve(n int) {
 	ix.ids, ix.keys, ix.lexAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]int32, 0, n)
-	ix.names.at, ix.cards.at = make([]uint32, 0, n), make([]uint32, 0, n)
+	ix.cards.at = make([]uint32, 0, n)
 	ix.alive = make([]uint64, 0, (n+63)/64)
 	for o := range nOrders {
 		ix.built[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
@@ -332,10 +332,10 @@ func (ix *index) holds(r catalog.ListingRow) (bool, error) {
 		return ok == r.Live, nil
 	}
 	k := ix.keys[s]
-	return k.created == r.CreatedAt.UnixMicro() && k.use == r.UseCount && k.rate == r.RateAvg && ix.name(s) == r.Name &&
+	return k.created == r.CreatedAt.UnixMicro() && k.use == r.UseCount && k.rate == r.RateAvg &&
 		ix.premium.has(s) == r.IsPremium && inExactly(ix.modes, []string{r.PrimaryMode}, false, s) &&
 		inExactly(ix.aspects, r.Aspects, false, s) && inExactly(ix.cats, r.CategoryIDs, true, s) &&
-		inExactly(ix.tags, r.TagIDs, true, s) && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Card, s), nil
+		inExactly(ix.tags, r.TagIDs, true, s) && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Name, r.Card, s), nil
 }
 
 // inExactly reports whether slot s is in the sets of values (lower-cased first when lower, as
@@ -391,17 +391,17 @@ func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
 	return posted == len(lexemes)
 }
 
-// holdsCard reports whether slot s's card record is card c's (appendCard), registering no
-// aspect list: a list not registered while there is room for it is in no record.
-func (ix *index) holdsCard(c catalog.TemplateCard, s int32) bool {
+// holdsCard reports whether slot s's card record is that of name and card c (appendCard),
+// registering no aspect list: a list not registered while there is room for it is in no record.
+func (ix *index) holdsCard(name string, c catalog.TemplateCard, s int32) bool {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
 	list, ok, room := ix.aspectList(key)
 	if !ok && room {
 		return false
 	}
-	var card [64]byte
-	return bytes.Equal(encodeCard(card[:0], c, key, list, ok), ix.cards.of(s))
+	var card [128]byte
+	return bytes.Equal(encodeCard(card[:0], name, c, key, list, ok), ix.cards.of(s))
 }
 
 // having answers the values of sets that hold slot s.
@@ -483,7 +483,6 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
-		ix.names.at = append(ix.names.at, 0)
 		ix.cards.at = append(ix.cards.at, 0)
 		ix.lexAt = append(ix.lexAt, 0)
 		for o := range nOrders {
@@ -527,7 +526,6 @@ func (ix *index) takeOut(s int32, staying bool) {
 	}
 	if !staying {
 		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
-		ix.names.drop(s, ix.building)
 		ix.cards.drop(s, ix.building)
 		ix.free = append(ix.free, s)
 	}
@@ -608,7 +606,9 @@ func (ix *index) spread(o, lo, hi int) {
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg}
-	ix.names.set(s, unsafe.Slice(unsafe.StringData(r.Name), len(r.Name)), ix.building) // #nosec G103 -- read only
+	// The card goes first: its record holds the name the a-z order compares.
+	var card [128]byte
+	ix.cards.set(s, ix.appendCard(card[:0], r.Name, r.Card), ix.building)
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
@@ -653,8 +653,6 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 		ix.alive[s/64] |= 1 << (s % 64)
 		ix.n++
 	}
-	var card [64]byte
-	ix.cards.set(s, ix.appendCard(card[:0], r.Card), ix.building)
 }
 
 // addTo adds s to the set of value in sets.
@@ -841,8 +839,16 @@ func (ix *index) densifyLexeme(l int32) {
 	ix.bitmaps = append(ix.bitmaps, l)
 }
 
-// name answers slot s's name, a view of names.
-func (ix *index) name(s int32) string { return ix.names.text(s) }
+// name answers slot s's name, a view of its card's record (appendCard), whose bytes are never
+// written again (records).
+func (ix *index) name(s int32) string {
+	rec := ix.cards.of(s)
+	n, k := binary.Uvarint(rec)
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&rec[k], n) // #nosec G103 -- see above
+}
 
 // lexesOf answers slot s's record of lexemes.
 func (ix *index) lexesOf(s int32) []int32 {
@@ -900,12 +906,12 @@ func (ix *index) compactLexes() {
 // a card with another list holds it itself.
 const maxAspectLists = 1024
 
-// appendCard appends to b the record of card c: what the slot does not hold (the card's id,
-// name, premium, mode, rating and uses are the slot's), as uvarints and strings (a uvarint
-// length and bytes): its rating count, its aspect list's place in aspectLists (past the bound,
-// maxAspectLists and the list itself, joined by commas) and mockup flag, its slug, image, demo
-// and mini demo.
-func (ix *index) appendCard(b []byte, c catalog.TemplateCard) []byte {
+// appendCard appends to b the record of the template name's card c: what the slot does not
+// hold (the card's id, premium, mode, rating and uses are the slot's), as uvarints and strings
+// (a uvarint length and bytes): the name first (name reads it), its rating count, its aspect
+// list's place in aspectLists (past the bound, maxAspectLists and the list itself, joined by
+// commas) and mockup flag, its slug, image, demo and mini demo.
+func (ix *index) appendCard(b []byte, name string, c catalog.TemplateCard) []byte {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
 	list, ok, room := ix.aspectList(key)
@@ -914,7 +920,7 @@ func (ix *index) appendCard(b []byte, c catalog.TemplateCard) []byte {
 		ix.aspectIDs[string(key)] = list
 		ix.aspectLists = append(ix.aspectLists, c.AvailableAspects)
 	}
-	return encodeCard(b, c, key, list, ok)
+	return encodeCard(b, name, c, key, list, ok)
 }
 
 // aspectList answers the place in aspectLists of the aspect list key (joinAspects), whether
@@ -935,9 +941,9 @@ func joinAspects(b []byte, aspects []string) []byte {
 	return b
 }
 
-// encodeCard appends card c's record to b (appendCard), its aspect list (key) being list in
-// aspectLists when shared, else held in the record.
-func encodeCard(b []byte, c catalog.TemplateCard, key []byte, list int, shared bool) []byte {
+// encodeCard appends the record of name and card c to b (appendCard), its aspect list (key)
+// being list in aspectLists when shared, else held in the record.
+func encodeCard(b []byte, name string, c catalog.TemplateCard, key []byte, list int, shared bool) []byte {
 	if !shared {
 		list = maxAspectLists
 	}
@@ -945,6 +951,7 @@ func encodeCard(b []byte, c catalog.TemplateCard, key []byte, list int, shared b
 	if c.IsMockup {
 		mockup = 1
 	}
+	b = appendText(b, name)
 	b = binary.AppendUvarint(b, uint64(c.RateCount))    // #nosec G115 -- a count (a negative one reads back)
 	b = binary.AppendUvarint(b, uint64(list<<1|mockup)) // #nosec G115 -- at most maxAspectLists
 	if list == maxAspectLists {
@@ -974,16 +981,19 @@ func (ix *index) templateCards(slots []int32) []catalog.TemplateCard {
 // allocation rather than view the index's bytes.
 func (ix *index) templateCard(s int32) catalog.TemplateCard {
 	rec, k := ix.cards.of(s), ix.keys[s]
-	rateCount, i := binary.Uvarint(rec)
-	list, j := binary.Uvarint(rec[i:])
-	rec = rec[i+j:]
 	text, at := string(rec), 0
-	next := func() string {
+	uvarint := func() uint64 {
 		n, w := binary.Uvarint(rec[at:])
-		from := at + w
-		at = from + int(n) // #nosec G115 -- a string's length
-		return text[from:at]
+		at += w
+		return n
 	}
+	next := func() string {
+		n := int(uvarint()) // #nosec G115 -- a string's length
+		at += n
+		return text[at-n : at]
+	}
+	name := next()
+	rateCount, list := uvarint(), uvarint()
 	var aspects []string
 	if list>>1 < maxAspectLists {
 		aspects = ix.aspectLists[list>>1]
@@ -997,7 +1007,7 @@ func (ix *index) templateCard(s int32) catalog.TemplateCard {
 			break
 		}
 	}
-	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: next(), Name: strings.Clone(ix.name(s)), Image: next(),
+	return catalog.TemplateCard{ContainerID: ix.ids[s].String(), Slug: next(), Name: name, Image: next(),
 		Demo: next(), MiniDemo: next(), IsPremium: ix.premium.has(s), IsMockup: list&1 != 0, PrimaryMode: mode,
 		RateAvg: k.rate, RateCount: int(rateCount), UseCount: k.use, AvailableAspects: aspects} // #nosec G115 -- appended from an int
 }
@@ -1508,17 +1518,7 @@ func (m *match) pageOf(chosen []uint64, o, offset, limit int) []int32 {
 	ranks, order := m.ix.ranks[o], &m.ix.orders[o]
 	passing := ones(chosen)
 	if float64(passing)*float64(passing)*16 > float64(offset+limit)*float64(order.len()) {
-		var entries []int32
-		for _, e := range order.from(0) {
-			if chosen[e/64]>>(e%64)&1 != 0 {
-				if offset > 0 {
-					offset--
-				} else if entries = append(entries, e); len(entries) == limit {
-					break
-				}
-			}
-		}
-		return entries
+		return order.firstOf(chosen, offset, limit)
 	}
 	entries := make([]int32, 0, passing)
 	for w, x := range chosen {
@@ -1543,7 +1543,7 @@ func window(entries []int32, offset, limit int) []int32 {
 // cells; the orders' blocks; per lexeme its text, its offset (4), postings word (4), place in
 // byText (4) and table cells; the lists and bitmaps of postings and of the filter values.
 func (ix *index) size() int {
-	n := 40*len(ix.ids) + ix.names.size() + ix.cards.size() + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) +
+	n := 40*len(ix.ids) + ix.cards.size() + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) +
 		8*len(ix.alive) + 4*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for v, s := range sets {

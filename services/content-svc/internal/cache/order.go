@@ -80,6 +80,28 @@ func (o *order) from(p int) iter.Seq2[int, int32] {
 	}
 }
 
+// firstOf answers up to limit slots of chosen (a bit a slot) after its first offset, in order.
+// It walks the blocks itself rather than through from: a listing filtered to one template in
+// 20 tests some 2,400 slots a page, and the iterator's call a slot was a third of that walk.
+func (o *order) firstOf(chosen []uint64, offset, limit int) []int32 {
+	entries := make([]int32, 0, limit)
+	for _, b := range o.blocks {
+		for _, s := range b {
+			if u := uint32(s); chosen[u/64]>>(u%64)&1 == 0 { // #nosec G115 -- a slot is not negative
+				continue
+			}
+			if offset > 0 {
+				offset--
+				continue
+			}
+			if entries = append(entries, s); len(entries) == limit {
+				return entries
+			}
+		}
+	}
+	return entries
+}
+
 // insert puts slot s at place q (0 <= q <= o.len()), after the slots before it.
 func (o *order) insert(q int, s int32) {
 	if o.n == 0 {

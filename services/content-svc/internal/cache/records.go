@@ -1,9 +1,6 @@
 package cache
 
-import (
-	"encoding/binary"
-	"unsafe"
-)
+import "encoding/binary"
 
 // records holds a record of bytes per slot (a name, a card): one after another in b, each its
 // length (uvarint) and bytes, slot s's at at[s] (0, an empty record, when none): 4 bytes a slot
@@ -26,15 +23,6 @@ func (r *records) of(s int32) []byte {
 	n, k := binary.Uvarint(r.b[at:])
 	from := int(at) + k
 	return r.b[from : from+int(n) : from+int(n)] // #nosec G115 -- a record's length
-}
-
-// text answers slot s's record as a string viewing b.
-func (r *records) text(s int32) string {
-	rec := r.of(s)
-	if len(rec) == 0 {
-		return ""
-	}
-	return unsafe.String(&rec[0], len(rec)) // #nosec G103 -- b's bytes are never written again
 }
 
 // set makes rec slot s's record: kept where it is when it is already (a use counted keeps the
