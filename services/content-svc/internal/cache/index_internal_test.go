@@ -448,3 +448,25 @@ var _ = Describe("the index in memory", func() {
 		Expect(compared).To(Equal(4 * (540 + 400)))
 	})
 })
+
+var _ = Describe("records read in bulk", func() {
+	It("grow once past the sample, to what the reserved slots take, and keep every record", func() {
+		const slots = 100_000
+		r := newRecords()
+		r.at = make([]uint32, 0, slots)
+		grew := 0
+		for s := range int32(slots) {
+			r.at = append(r.at, 0)
+			before := cap(r.b)
+			r.set(s, []byte(fmt.Sprintf("record %08d", s)), true)
+			if cap(r.b) != before && len(r.at) >= growSample {
+				grew++
+			}
+		}
+		Expect(grew).To(Equal(1), "growths past the sample")
+		Expect(cap(r.b)).To(BeNumerically("<=", len(r.b)+len(r.b)/8+64), "room past what the records take")
+		for _, s := range []int32{0, growSample - 1, growSample, slots - 1} {
+			Expect(string(r.of(s))).To(Equal(fmt.Sprintf("record %08d", s)))
+		}
+	})
+})
