@@ -100,8 +100,8 @@ type keys struct {
 // bitmaps, about 140 a kept card (ADR 0185). Every card now takes its offset (4) and record
 // (7 or 8 bytes and its strings; 19.4 with the bench's slugs, 'bench-N', and no media) in
 // place of the pointer and the kept cards: 23.4 bytes a template, about 198 in all by that
-// count (ADR 0195); the name in the card's record since saves the names' offsets (4 bytes a
-// template, and a cache miss a card shown). size estimates it.
+// count (ADR 0195); the name in the card's record since saves the names' offsets: about 194
+// (ADR 0204). size estimates it.
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
