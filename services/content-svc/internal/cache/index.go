@@ -297,9 +297,9 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	if !ok {
 		return catalog.ListingRow{ID: id}, nil
 	}
-	k := ix.keys[s]
+	k, card := ix.keys[s], ix.templateCard(s)
 	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: ix.name(s), Card: ix.templateCard(s),
+		UseCount: k.use, RateAvg: k.rate, Name: card.Name, Card: card,
 		Aspects: having(ix.aspects, s), CategoryIDs: having(ix.cats, s), TagIDs: having(ix.tags, s)}
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]

@@ -56,7 +56,7 @@ func (r *records) grow(n int) {
 	if len(r.b)+n <= cap(r.b) || len(r.at) < growSample {
 		return
 	}
-	want := len(r.b) / len(r.at) * cap(r.at)
+	want := len(r.b) * cap(r.at) / len(r.at)
 	b := make([]byte, len(r.b), max(want+want/8, len(r.b)+n))
 	copy(b, r.b)
 	r.b = b
