@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"iter"
 	"math"
 	"math/bits"
 	"slices"
@@ -79,12 +80,11 @@ type keys struct {
 //     or, once the lexeme is in more than 3/32 of the slots, a bitmap with its weight as two
 //     more bits (bits). A lexeme never leaves many, nor a bitmap; bitmaps lists the lexemes
 //     that are.
-//   - Each slot's lexemes, to take it out: lexes holds a record per slot (its count, then the
-//     lexeme ids) at lexAt[s] (0, an empty record, when none). A record lists every lexeme of
-//     the slot that is not a bitmap (it may list some that became one since); the bitmaps are
-//     tested instead (their bit of the slot is cleared, or read, in each), so that the common
-//     words of every template are not listed a million times. A record replaced leaves
-//     garbage in lexes (lexGarbage); past half of it, the records are copied anew.
+//   - Each slot's lexemes, to take it out: a record each in lexes (records.go), the lexeme
+//     ids as uvarints. A record lists every lexeme of the slot that was not a bitmap when it
+//     was put (it may list some that became one since); the bitmaps are tested instead (their
+//     bit of the slot is cleared, or read, in each), so that the common words of every
+//     template are not listed a million times.
 //   - Names and cards: every template's, a record each in cards (records.go: the bytes one
 //     after another, an offset a slot, rather than a string and an allocation) holding its
 //     name first (for the a-z order), then only what the slot does not (its rating count,
@@ -115,9 +115,7 @@ type index struct {
 	cards       records
 	aspectLists [][]string     // the cards' distinct aspect lists, the empty one first
 	aspectIDs   map[string]int // each one's place in aspectLists, by its aspects joined by commas
-	lexAt       []int32
-	lexes       []int32
-	lexGarbage  int // entries of lexes no slot's record holds
+	lexes       records
 	alive       []uint64
 	n           int // slots in use
 	free        []int32
@@ -145,7 +143,7 @@ type index struct {
 
 // newIndex answers an empty index, in bulk mode until finish.
 func newIndex() *index {
-	ix := &index{seed: maphash.MakeSeed(), lexes: []int32{0}, cards: newRecords(),
+	ix := &index{seed: maphash.MakeSeed(), lexes: newRecords(), cards: newRecords(),
 		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
 		tags: map[string]*entrySet{}, building: true}
@@ -155,8 +153,8 @@ func newIndex() *index {
 // reserve makes room for n templates read in bulk, so that the slots' arrays do not grow (each
 // growth holds the old array beside the new one until it is copied) while the catalog is read.
 func (ix *index) reserve(n int) {
-	ix.ids, ix.keys, ix.lexAt = make([]uuid.UUID, 0, n), make([]keys, 0, n), make([]int32, 0, n)
-	ix.cards.at = make([]uint32, 0, n)
+	ix.ids, ix.keys = make([]uuid.UUID, 0, n), make([]keys, 0, n)
+	ix.cards.at, ix.lexes.at = make([]uint32, 0, n), make([]uint32, 0, n)
 	ix.alive = make([]uint64, 0, (n+63)/64)
 	for o := range nOrders {
 		ix.built[o], ix.ranks[o] = make([]int32, 0, n), make([]int32, 0, n)
@@ -201,7 +199,7 @@ func (ix *index) finish() {
 	for l := range ix.post {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
-	ix.compactLexes()
+	ix.lexes.compact() // without the room append left
 }
 
 // compare orders slots a and b in order o.
@@ -304,7 +302,7 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	if modes := having(ix.modes, s); len(modes) > 0 {
 		r.PrimaryMode = modes[0]
 	}
-	for _, l := range ix.lexesOf(s) {
+	for l := range ix.lexesOf(s) {
 		if ix.bitsOf(l) == nil {
 			r.Lexemes = append(r.Lexemes, catalog.ListingLexeme{Text: ix.lexText(l), Weight: ix.weight(l, s)})
 		}
@@ -378,7 +376,7 @@ func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
 		}
 	}
 	posted := 0
-	for _, l := range ix.lexesOf(s) {
+	for l := range ix.lexesOf(s) {
 		if ix.bitsOf(l) == nil { // one that became a bitmap since is counted below
 			posted++
 		}
@@ -483,8 +481,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 		s = int32(len(ix.ids)) // #nosec G115 -- bounded by MaxTemplates
 		ix.ids = append(ix.ids, id)
 		ix.keys = append(ix.keys, keys{})
-		ix.cards.at = append(ix.cards.at, 0)
-		ix.lexAt = append(ix.lexAt, 0)
+		ix.cards.at, ix.lexes.at = append(ix.cards.at, 0), append(ix.lexes.at, 0)
 		for o := range nOrders {
 			ix.ranks[o] = append(ix.ranks[o], -1)
 		}
@@ -505,13 +502,13 @@ func (ix *index) takeOut(s int32, staying bool) {
 			set.remove(s)
 		}
 	}
-	for _, l := range ix.lexesOf(s) {
+	for l := range ix.lexesOf(s) {
 		ix.removePosting(l, s)
 	}
 	for _, l := range ix.bitmaps {
 		ix.bitsOf(l).clear(s)
 	}
-	ix.dropLexes(s)
+	ix.lexes.drop(s, ix.building)
 	if !staying {
 		// A template put back at once keeps its places until put moves it.
 		for o := range nOrders {
@@ -622,19 +619,23 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	for _, t := range r.TagIDs {
 		ix.addTo(ix.tags, strings.ToLower(t), s)
 	}
-	// The slot's record is the last one of lexes until put returns: nothing else adds one.
-	at := int32(len(ix.lexes)) // #nosec G115 -- copied anew past half garbage
-	ix.lexes = append(ix.lexes, 0)
-	ix.lexAt[s] = at
+	// Its lexemes are listed before any is posted, so that taking the slot out after a failure
+	// here takes out every posting it has; a bitmap is not listed (every bitmap is cleared).
+	var lexes [64]int32
+	var rec [128]byte
+	ids, b := lexes[:0], rec[:0]
 	for _, l := range r.Lexemes {
-		// Listed before it is posted, so that taking the slot out after a failure here takes
-		// out every posting it has; a bitmap is not listed (every bitmap is cleared).
 		id := ix.lexeme(l.Text)
+		ids = append(ids, id)
 		if ix.bitsOf(id) == nil {
-			ix.lexes = append(ix.lexes, id)
-			ix.lexes[at]++
+			b = binary.AppendUvarint(b, uint64(id)) // #nosec G115 -- a lexeme id
 		}
-		ix.addPosting(id, s, l.Weight&3)
+	}
+	// Not grown to the first records' mean while building (records.grow): the first templates
+	// list the common words until they become bitmaps, so theirs are the longest records.
+	ix.lexes.set(s, b, false)
+	for i, l := range r.Lexemes {
+		ix.addPosting(ids[i], s, l.Weight&3)
 	}
 	for o := range nOrders {
 		if ix.building {
@@ -850,56 +851,16 @@ func (ix *index) name(s int32) string {
 	return unsafe.String(&rec[k], n) // #nosec G103 -- see above
 }
 
-// lexesOf answers slot s's record of lexemes.
-func (ix *index) lexesOf(s int32) []int32 {
-	at := ix.lexAt[s]
-	return ix.lexes[at+1 : at+1+ix.lexes[at]]
-}
-
-// dropLexes drops slot s's record of lexemes, and copies the records anew once more than half
-// of lexes is dropped ones.
-func (ix *index) dropLexes(s int32) {
-	if at := ix.lexAt[s]; at != 0 {
-		ix.lexGarbage += 1 + int(ix.lexes[at])
-		ix.lexAt[s] = 0
-	}
-	if !ix.building && 2*ix.lexGarbage > len(ix.lexes) {
-		ix.compactLexes()
-	}
-}
-
-// compactLexes copies the slots' records of lexemes anew, without the dropped ones and
-// without the lexemes that are bitmaps; it counts them first, so that it holds no more than
-// the old records and the new ones, and leaves room for an eighth more, so that the next
-// changes do not copy them again at once (a million templates' records are some 8 MB).
-func (ix *index) compactLexes() {
-	n := 1
-	for s, at := range ix.lexAt {
-		if at != 0 {
-			n++
-			for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
-				if ix.bitsOf(l) == nil {
-					n++
-				}
+// lexesOf answers the lexemes of slot s's record.
+func (ix *index) lexesOf(s int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for rec := ix.lexes.of(s); len(rec) > 0; {
+			l, k := binary.Uvarint(rec)
+			if rec = rec[k:]; !yield(int32(l)) { // #nosec G115 -- a lexeme id
+				return
 			}
 		}
 	}
-	lexes := make([]int32, 1, n+n/8)
-	for s, at := range ix.lexAt {
-		if at == 0 {
-			continue
-		}
-		to := int32(len(lexes)) // #nosec G115 -- at most the old records
-		lexes = append(lexes, 0)
-		for _, l := range ix.lexesOf(int32(s)) { // #nosec G115 -- bounded by the slots
-			if ix.bitsOf(l) == nil {
-				lexes = append(lexes, l)
-				lexes[to]++
-			}
-		}
-		ix.lexAt[s] = to
-	}
-	ix.lexes, ix.lexGarbage = lexes, 0
 }
 
 // maxAspectLists bounds the distinct aspect lists the cards share (a catalog has a few dozen);
@@ -1543,7 +1504,7 @@ func window(entries []int32, offset, limit int) []int32 {
 // cells; the orders' blocks; per lexeme its text, its offset (4), postings word (4), place in
 // byText (4) and table cells; the lists and bitmaps of postings and of the filter values.
 func (ix *index) size() int {
-	n := 40*len(ix.ids) + ix.cards.size() + 4*len(ix.lexAt) + 4*cap(ix.lexes) + 4*len(ix.byText) +
+	n := 40*len(ix.ids) + ix.cards.size() + ix.lexes.size() + 4*len(ix.byText) +
 		8*len(ix.alive) + 4*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
 	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
 		for v, s := range sets {

@@ -243,7 +243,7 @@ var _ = Describe("the index in memory", func() {
 		ix, rows, ids := filled(r)
 		cards, records := 0, 0
 		for i := range 4 * catalogSize {
-			cardGarbage, lexGarbage := ix.cards.garbage, ix.lexGarbage
+			cardGarbage, lexGarbage := ix.cards.garbage, ix.lexes.garbage
 			id := ids[r.IntN(len(ids))]
 			if r.IntN(10) == 0 {
 				delete(rows, id)
@@ -259,7 +259,7 @@ var _ = Describe("the index in memory", func() {
 			if ix.cards.garbage < cardGarbage {
 				cards++
 			}
-			if ix.lexGarbage < lexGarbage {
+			if ix.lexes.garbage < lexGarbage {
 				records++
 			}
 		}

@@ -2,7 +2,7 @@ package cache
 
 import "encoding/binary"
 
-// records holds a record of bytes per slot (a name, a card): one after another in b, each its
+// records holds a record of bytes per slot (a card, a slot's lexemes): one after another in b, each its
 // length (uvarint) and bytes, slot s's at at[s] (0, an empty record, when none): 4 bytes a slot
 // rather than a 16-byte string or a pointer, and no allocation of its own. A record changed or
 // dropped leaves garbage; past half of b, the records are copied anew. Bytes once appended are
@@ -26,7 +26,7 @@ func (r *records) of(s int32) []byte {
 }
 
 // set makes rec slot s's record: kept where it is when it is already (a use counted keeps the
-// name and card), else appended to b. While building, b is not copied anew, and once it holds
+// card and the lexemes), else appended to b. While building, b is not copied anew, and once it holds
 // a sample of records it grows to what the slots reserved will take (grow).
 func (r *records) set(s int32, rec []byte, building bool) {
 	if string(r.of(s)) == string(rec) {
@@ -76,7 +76,7 @@ func (r *records) drop(s int32, building bool) {
 }
 
 // compact copies the slots' records anew, without the dropped ones, with room for an eighth
-// more (as compactLexes), so that the next changes do not copy them again at once.
+// more, so that the next changes do not copy them again at once.
 func (r *records) compact() {
 	size := len(r.b) - r.garbage
 	b := make([]byte, 1, size+size/8)
