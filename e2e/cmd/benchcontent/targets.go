@@ -146,11 +146,15 @@ func (g *queryGen) target(kind string, db *gorm.DB) (func() string, error) {
 	}, nil
 }
 
-// related draws the related templates of one of 5,000 of the catalog's, with the default limit
-// or another.
+// relatedTargets are the templates whose related lists the related attack asks for: 5,000 of
+// the catalog's. The writer changes none of them (writes), so none is taken out while asked.
+const relatedTargets = `SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 5000`
+
+// related draws the related templates of one of relatedTargets, with the default limit or
+// another.
 func (g *queryGen) related(db *gorm.DB) (func() string, error) {
 	var ids []string
-	if err := db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 5000`).Scan(&ids).Error; err != nil {
+	if err := db.Raw(relatedTargets).Scan(&ids).Error; err != nil {
 		return nil, fmt.Errorf("template ids: %w", err)
 	}
 	if len(ids) == 0 {

@@ -24,7 +24,7 @@ const seenWithin = 5 * time.Second
 // the most used (use_count above every other), and it measures how long each takes from its
 // commit to its first GET /v1/templates?sort=popular showing it, the listing index's
 // freshness; every fourth takes a template out of the catalog (unpublished) or puts one back,
-// each of which shifts the index's orders. It says "writing" on standard error as it begins the
+// each of which shifts the index's orders, and those still out at the end are put back. It says "writing" on standard error as it begins the
 // changes (what it reads first takes some time), then prints one line named -name. At -rate 0 it
 // writes nothing for -duration: the bench's parts "under writes" then run under none, an A/A run
 // whose ratios are the measurement's own spread (ADR 0051).
@@ -59,7 +59,7 @@ func writes(ctx context.Context, args []string) error {
 	defer pgdb.Close(db)
 	var ids []string
 	if err := db.WithContext(ctx).Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL
-		ORDER BY random() LIMIT 1000`).Scan(&ids).Error; err != nil {
+		AND id::text NOT IN (` + relatedTargets + `) ORDER BY random() LIMIT 1000`).Scan(&ids).Error; err != nil {
 		return fmt.Errorf("template ids: %w", err)
 	}
 	var top int64
@@ -80,7 +80,15 @@ func writes(ctx context.Context, args []string) error {
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*duration)
-	changes := 0
+	changes, out := 0, map[string]bool{}
+	defer func() {
+		// Put back what is still out, so that the next run (and line) reads the catalog seeded.
+		for id := range out {
+			if err := db.Exec(`UPDATE containers SET is_published = true WHERE id = ?`, id).Error; err != nil {
+				fmt.Fprintf(os.Stderr, "put back %s: %v\n", id, err)
+			}
+		}
+	}()
 	for i := 0; time.Now().Before(end); i++ {
 		select {
 		case <-ctx.Done():
@@ -92,9 +100,12 @@ func writes(ctx context.Context, args []string) error {
 		id, uses := ids[i%(len(ids)-toggled)], top+int64(i)+1
 		if i%4 == 3 {
 			// The last tenth of the ids goes out and back in turn: out on the first round, in on the next.
-			out := ids[len(ids)-1-(i/4)%toggled]
-			if err := db.WithContext(ctx).Exec(`UPDATE containers SET is_published = NOT is_published WHERE id = ?`, out).Error; err != nil {
-				return fmt.Errorf("toggle %s: %w", out, err)
+			t := ids[len(ids)-1-(i/4)%toggled]
+			if err := db.WithContext(ctx).Exec(`UPDATE containers SET is_published = NOT is_published WHERE id = ?`, t).Error; err != nil {
+				return fmt.Errorf("toggle %s: %w", t, err)
+			}
+			if out[t] = !out[t]; !out[t] {
+				delete(out, t)
 			}
 			continue
 		}
