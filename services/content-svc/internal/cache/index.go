@@ -93,15 +93,12 @@ type keys struct {
 //     template has a heap object or a string of its own: what the driver read is copied
 //     (lexemes into lexBytes too; a lexeme parsed from a template's list held the whole list).
 //
-// Measured at 1,000,001 templates (the bench's catalog: 11.3 lexemes a template, one of them
-// its own number) when only the 100,000 most used kept a card: 196.7 MB in use, 197 bytes a
-// template: 84 of slot arrays (ids 16, keys 24, name and record offsets 8, card pointer 8,
-// places and labels 32), 31 of name, 8 of slot table, 23 a lexeme (1,000,029), 23 MB of
-// bitmaps, about 140 a kept card (ADR 0185). Every card now takes its offset (4) and record
-// (7 or 8 bytes and its strings; 19.4 with the bench's slugs, 'bench-N', and no media) in
-// place of the pointer and the kept cards: 23.4 bytes a template, about 198 in all by that
-// count (ADR 0195); the name in the card's record since saves the names' offsets: about 194
-// (ADR 0204). size estimates it.
+// At the bench's 1,000,001 templates (11.3 lexemes a template, one of them its own number)
+// size counts 184.5 MB, 185 bytes a template: 80 of slot arrays (id 16, keys 24, the two
+// records' offsets 8, places and labels in the four orders 32), the card's record (the name,
+// 31 bytes with the bench's names, then 19.4 with its slugs and no media), the lexemes' record
+// (about 4: mostly the template's own number), 8 of slot table, 15 a lexeme, 23 MB of bitmaps
+// (ADR 0185, 0195, 0204, 0205).
 //
 // Changes come in batches (applyAll), applied all or none: a batch that fails half way is
 // undone, so the index answers as before it.
