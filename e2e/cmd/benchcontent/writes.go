@@ -24,10 +24,11 @@ const seenWithin = 5 * time.Second
 // the most used (use_count above every other), and it measures how long each takes from its
 // commit to its first GET /v1/templates?sort=popular showing it, the listing index's
 // freshness; every fourth takes a template out of the catalog (unpublished) or puts one back,
-// each of which shifts the index's orders, and those still out at the end are put back. It says "writing" on standard error as it begins the
-// changes (what it reads first takes some time), then prints one line named -name. At -rate 0 it
-// writes nothing for -duration: the bench's parts "under writes" then run under none, an A/A run
-// whose ratios are the measurement's own spread (ADR 0051).
+// each of which shifts the index's orders, and those still out at the end are put back. It
+// says "writing" on standard error as it begins the changes (what it reads first takes some
+// time), then prints one line named -name. At -rate 0 it writes nothing for -duration: the
+// bench's parts "under writes" then run under none, an A/A run whose ratios are the
+// measurement's own spread (ADR 0051).
 func writes(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("writes", flag.ContinueOnError)
 	dsn := fs.String("dsn", "", "the seeded bench database")

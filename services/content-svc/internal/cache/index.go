@@ -505,9 +505,9 @@ func (ix *index) takeOut(s int32, staying bool) {
 	for _, l := range ix.bitmaps {
 		ix.bitsOf(l).clear(s)
 	}
-	ix.lexes.drop(s, ix.building)
 	if !staying {
-		// A template put back at once keeps its places until put moves it.
+		// A template put back at once keeps its places until put moves it, and its records
+		// until put replaces them (a use counted keeps both where they are).
 		for o := range nOrders {
 			if p, ok := ix.place(o, s); ok {
 				ix.orders[o].remove(p)
@@ -521,6 +521,7 @@ func (ix *index) takeOut(s int32, staying bool) {
 	if !staying {
 		ix.slot.remove(ix, slotHash(ix, s), s, slotHash)
 		ix.cards.drop(s, ix.building)
+		ix.lexes.drop(s, ix.building)
 		ix.free = append(ix.free, s)
 	}
 }

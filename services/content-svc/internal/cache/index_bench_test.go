@@ -128,7 +128,8 @@ func BenchmarkHoldsMillion(b *testing.B) {
 // benchmarkListing measures answering listings from an index of n templates, each with a
 // lexeme of its own (as a template's number is) beside shared ones: searches of one and two
 // words (relevance and popular), a tag, premium and no filter, each sort, pages 1 to 5, a
-// query at a time (go test -run XXX -bench Listing ./services/content-svc/internal/cache/).
+// query at a time, its page's cards decoded as Catalog.Templates does (go test -run XXX -bench
+// Listing ./services/content-svc/internal/cache/).
 func benchmarkListing(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(7, 8)) // #nosec G404 -- test data
 	ix := newIndex()
@@ -157,7 +158,7 @@ func benchmarkListing(b *testing.B, n int) {
 	for b.Loop() {
 		q := queries[i%len(queries)]
 		m := ix.compile(q, s)
-		m.page(q.Sort, 20*(i%5), 21)
+		ix.templateCards(m.page(q.Sort, 20*(i%5), 21))
 		m.count()
 		s = m.release()
 		i++
