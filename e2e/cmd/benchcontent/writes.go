@@ -81,13 +81,12 @@ func writes(ctx context.Context, args []string) error {
 	tick := time.NewTicker(time.Second / time.Duration(*rate))
 	defer tick.Stop()
 	end := time.Now().Add(*duration)
-	changes, out := 0, map[string]bool{}
+	changes, toggled := 0, len(ids)/10
 	defer func() {
 		// Put back what is still out, so that the next run (and line) reads the catalog seeded.
-		for id := range out {
-			if err := db.Exec(`UPDATE containers SET is_published = true WHERE id = ?`, id).Error; err != nil {
-				fmt.Fprintf(os.Stderr, "put back %s: %v\n", id, err)
-			}
+		if err := db.Exec(`UPDATE containers SET is_published = true WHERE id IN ? AND NOT is_published`,
+			ids[len(ids)-toggled:]).Error; err != nil {
+			fmt.Fprintf(os.Stderr, "put back the templates taken out: %v\n", err)
 		}
 	}()
 	for i := 0; time.Now().Before(end); i++ {
@@ -97,16 +96,12 @@ func writes(ctx context.Context, args []string) error {
 		case <-tick.C:
 		}
 		changes++
-		toggled := len(ids) / 10
 		id, uses := ids[i%(len(ids)-toggled)], top+int64(i)+1
 		if i%4 == 3 {
 			// The last tenth of the ids goes out and back in turn: out on the first round, in on the next.
-			t := ids[len(ids)-1-(i/4)%toggled]
-			if err := db.WithContext(ctx).Exec(`UPDATE containers SET is_published = NOT is_published WHERE id = ?`, t).Error; err != nil {
-				return fmt.Errorf("toggle %s: %w", t, err)
-			}
-			if out[t] = !out[t]; !out[t] {
-				delete(out, t)
+			out := ids[len(ids)-1-(i/4)%toggled]
+			if err := db.WithContext(ctx).Exec(`UPDATE containers SET is_published = NOT is_published WHERE id = ?`, out).Error; err != nil {
+				return fmt.Errorf("toggle %s: %w", out, err)
 			}
 			continue
 		}

@@ -140,7 +140,7 @@ type index struct {
 
 // newIndex answers an empty index, in bulk mode until finish.
 func newIndex() *index {
-	ix := &index{seed: maphash.MakeSeed(), lexes: newRecords(), cards: newRecords(),
+	ix := &index{seed: maphash.MakeSeed(), lexes: newRecords(false), cards: newRecords(true),
 		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
 		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
 		tags: map[string]*entrySet{}, building: true}
@@ -196,7 +196,6 @@ func (ix *index) finish() {
 	for l := range ix.post {
 		ix.densifyLexeme(int32(l)) // #nosec G115 -- bounded by the lexemes
 	}
-	ix.lexes.compact() // without the room append left
 }
 
 // compare orders slots a and b in order o.
@@ -629,9 +628,7 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 			b = binary.AppendUvarint(b, uint64(id)) // #nosec G115 -- a lexeme id
 		}
 	}
-	// Not grown to the first records' mean while building (records.grow): the first templates
-	// list the common words until they become bitmaps, so theirs are the longest records.
-	ix.lexes.set(s, b, false)
+	ix.lexes.set(s, b, ix.building)
 	for i, l := range r.Lexemes {
 		ix.addPosting(ids[i], s, l.Weight&3)
 	}

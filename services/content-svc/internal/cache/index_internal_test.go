@@ -462,7 +462,7 @@ var _ = Describe("the index in memory", func() {
 var _ = Describe("records read in bulk", func() {
 	It("grow once past the sample, to what the reserved slots take, and keep every record", func() {
 		const slots = 100_000
-		r := newRecords()
+		r := newRecords(true)
 		r.at = make([]uint32, 0, slots)
 		grew := 0
 		for s := range int32(slots) {

@@ -2,20 +2,23 @@ package cache
 
 import "encoding/binary"
 
-// records holds a record of bytes per slot (a card, a slot's lexemes): one after another in b, each its
-// length (uvarint) and bytes, slot s's at at[s] (0, an empty record, when none): 4 bytes a slot
-// rather than a 16-byte string or a pointer, and no allocation of its own. A record changed or
-// dropped leaves garbage; past half of b, the records are copied anew. Bytes once appended are
-// never written again: a view of them stays what it was (it keeps the old b when b grows or is
-// copied anew).
+// records holds a record of bytes per slot (a card, a slot's lexemes): one after another in b,
+// each its length (uvarint) and bytes, slot s's at at[s] (0, an empty record, when none): 4
+// bytes a slot rather than a 16-byte string or a pointer, and no allocation of its own. A
+// record changed or dropped leaves garbage; past half of b, the records are copied anew. Bytes
+// once appended are never written again: a view of them stays what it was (it keeps the old b
+// when b grows or is copied anew).
 type records struct {
 	b       []byte
 	at      []uint32
-	garbage int // bytes of b no slot's record is
+	garbage int  // bytes of b no slot's record is
+	sized   bool // while building, b grows once to what the reserved slots will take (grow)
 }
 
-// newRecords answers records without a slot.
-func newRecords() records { return records{b: []byte{0}} }
+// newRecords answers records without a slot; sized ones grow while building as grow says,
+// which suits records whose first slots' are as long as the rest's (not the lexemes': the
+// first templates list the common words until those become bitmaps).
+func newRecords(sized bool) records { return records{b: []byte{0}, sized: sized} }
 
 // of answers slot s's record, a view of b.
 func (r *records) of(s int32) []byte {
@@ -26,8 +29,8 @@ func (r *records) of(s int32) []byte {
 }
 
 // set makes rec slot s's record: kept where it is when it is already (a use counted keeps the
-// card and the lexemes), else appended to b. While building, b is not copied anew, and once it holds
-// a sample of records it grows to what the slots reserved will take (grow).
+// card and the lexemes), else appended to b. While building, b is not copied anew, and sized
+// records grow once they hold a sample of records to what the slots reserved will take (grow).
 func (r *records) set(s int32, rec []byte, building bool) {
 	if string(r.of(s)) == string(rec) {
 		return
@@ -36,7 +39,7 @@ func (r *records) set(s int32, rec []byte, building bool) {
 	if len(rec) == 0 {
 		return
 	}
-	if building {
+	if building && r.sized {
 		r.grow(binary.MaxVarintLen64 + len(rec))
 	}
 	r.at[s] = uint32(len(r.b)) // #nosec G115 -- copied anew past half garbage
