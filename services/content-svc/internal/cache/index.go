@@ -56,8 +56,8 @@ type keys struct {
 // freed by a template leaving is given to the next one to enter. Every set below is a set of
 // slots, and alive holds the slots in use.
 //
-//   - Filter values (premium, each mode, aspect, category and tag id, lower-cased): an
-//     entrySet each, a sorted list while sparse, a bitmap past 1/32 of the slots.
+//   - Filter values (premium, and each value of each filter: sets, filter): an entrySet each,
+//     a sorted list while sparse, a bitmap past 1/32 of the slots.
 //   - Orders: for each of catalog.Sorts(), the slots in use in that order (orders, held in
 //     blocks: order.go) and each slot's label in it (ranks; meaningless for a free slot). The
 //     keys are those of the SQL listing: created_at DESC, use_count DESC, rate_avg DESC, each
@@ -119,8 +119,8 @@ type index struct {
 	slot        table
 	seed        maphash.Seed
 
-	premium                    *entrySet
-	modes, aspects, cats, tags map[string]*entrySet
+	premium *entrySet
+	sets    [nFilters]map[string]*entrySet // each filter's sets by value (filter.key)
 
 	orders [nOrders]order
 	ranks  [nOrders][]int32
@@ -141,9 +141,10 @@ type index struct {
 // newIndex answers an empty index, in bulk mode until finish.
 func newIndex() *index {
 	ix := &index{seed: maphash.MakeSeed(), lexes: newRecords(false), cards: newRecords(true),
-		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{},
-		modes: map[string]*entrySet{}, aspects: map[string]*entrySet{}, cats: map[string]*entrySet{},
-		tags: map[string]*entrySet{}, building: true}
+		aspectLists: [][]string{{}}, aspectIDs: map[string]int{"": 0}, premium: &entrySet{}, building: true}
+	for f := range ix.sets {
+		ix.sets[f] = map[string]*entrySet{}
+	}
 	return ix
 }
 
@@ -187,7 +188,7 @@ func (ix *index) finish() {
 	}
 	slices.SortFunc(ix.byText, func(a, b int32) int { return strings.Compare(ix.lexText(a), ix.lexText(b)) })
 	ix.building, ix.lexID = false, table{}
-	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+	for _, sets := range ix.sets {
 		for _, s := range sets {
 			s.densify(ix)
 		}
@@ -293,10 +294,9 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	}
 	k, card := ix.keys[s], ix.templateCard(s)
 	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: card.Name, Card: card,
-		Aspects: having(ix.aspects, s), CategoryIDs: having(ix.cats, s), TagIDs: having(ix.tags, s)}
-	if modes := having(ix.modes, s); len(modes) > 0 {
-		r.PrimaryMode = modes[0]
+		UseCount: k.use, RateAvg: k.rate, Name: card.Name, Card: card}
+	for f := range nFilters {
+		f.set(&r, having(ix.sets[f], s))
 	}
 	for l := range ix.lexesOf(s) {
 		if ix.bitsOf(l) == nil {
@@ -325,32 +325,29 @@ func (ix *index) holds(r catalog.ListingRow) (bool, error) {
 	if !ok || !r.Live {
 		return ok == r.Live, nil
 	}
+	for f := range nFilters {
+		if !ix.inExactly(f, f.values(&r), s) {
+			return false, nil
+		}
+	}
 	k := ix.keys[s]
 	return k.created == r.CreatedAt.UnixMicro() && k.use == r.UseCount && k.rate == r.RateAvg &&
-		ix.premium.has(s) == r.IsPremium && inExactly(ix.modes, []string{r.PrimaryMode}, false, s) &&
-		inExactly(ix.aspects, r.Aspects, false, s) && inExactly(ix.cats, r.CategoryIDs, true, s) &&
-		inExactly(ix.tags, r.TagIDs, true, s) && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Name, r.Card, s), nil
+		ix.premium.has(s) == r.IsPremium && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Name, r.Card, s), nil
 }
 
-// inExactly reports whether slot s is in the sets of values (lower-cased first when lower, as
-// put does) and in no other set of sets.
-func inExactly(sets map[string]*entrySet, values []string, lower bool, s int32) bool {
-	key := func(v string) string {
-		if lower {
-			return strings.ToLower(v) // the value itself when it is lower-case already
-		}
-		return v
-	}
+// inExactly reports whether slot s is in filter f's sets of values (by their keys, as put
+// adds it) and in no other of its sets.
+func (ix *index) inExactly(f filter, values []string, s int32) bool {
 	distinct := 0
 	for i, v := range values {
-		if !slices.ContainsFunc(values[:i], func(u string) bool { return key(u) == key(v) }) {
+		if !slices.ContainsFunc(values[:i], func(u string) bool { return f.key(u) == f.key(v) }) {
 			distinct++
 		}
 	}
 	in := 0
-	for v, set := range sets {
+	for v, set := range ix.sets[f] {
 		if set.has(s) {
-			if !slices.ContainsFunc(values, func(u string) bool { return key(u) == v }) {
+			if !slices.ContainsFunc(values, func(u string) bool { return f.key(u) == v }) {
 				return false
 			}
 			in++
@@ -493,7 +490,7 @@ func (ix *index) newSlot(id uuid.UUID) int32 {
 // template is put back at once), the slot is freed.
 func (ix *index) takeOut(s int32, staying bool) {
 	ix.premium.remove(s)
-	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+	for _, sets := range ix.sets {
 		for _, set := range sets {
 			set.remove(s)
 		}
@@ -606,15 +603,10 @@ func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
 	if r.IsPremium {
 		ix.premium.add(s, ix)
 	}
-	ix.addTo(ix.modes, r.PrimaryMode, s)
-	for _, a := range r.Aspects {
-		ix.addTo(ix.aspects, a, s)
-	}
-	for _, c := range r.CategoryIDs {
-		ix.addTo(ix.cats, strings.ToLower(c), s)
-	}
-	for _, t := range r.TagIDs {
-		ix.addTo(ix.tags, strings.ToLower(t), s)
+	for f := range nFilters {
+		for _, v := range f.values(&r) {
+			ix.addTo(ix.sets[f], f.key(v), s)
+		}
 	}
 	// Its lexemes are listed before any is posted, so that taking the slot out after a failure
 	// here takes out every posting it has; a bitmap is not listed (every bitmap is cleared).
@@ -957,7 +949,7 @@ func (ix *index) templateCard(s int32) catalog.TemplateCard {
 		aspects = strings.Split(next(), ",")
 	}
 	var mode string
-	for v, set := range ix.modes {
+	for v, set := range ix.sets[filterMode] {
 		if set.has(s) {
 			mode = v
 			break
@@ -1129,17 +1121,10 @@ func (ix *index) compile(q catalog.TemplateQuery, s *scratch) *match {
 			m.notPremium = true
 		}
 	}
-	if q.Mode != "" {
-		need(ix.modes, q.Mode)
-	}
-	if q.Aspect != "" {
-		need(ix.aspects, q.Aspect)
-	}
-	if q.CategoryID != "" {
-		need(ix.cats, strings.ToLower(q.CategoryID))
-	}
-	for _, t := range q.TagIDs {
-		need(ix.tags, strings.ToLower(t))
+	for f := range nFilters {
+		for _, v := range f.asked(&q) {
+			need(ix.sets[f], f.key(v))
+		}
 	}
 	slices.SortFunc(m.sets, func(a, b *entrySet) int { return a.n - b.n })
 	m.filtered = len(m.sets) > 0 || m.notPremium
@@ -1430,7 +1415,7 @@ func (m *match) byScore(top, offset, limit int) []int32 {
 // scratch's planes with a carry as a word's weight is (score).
 func (ix *index) related(s int32, limit int, sc *scratch) ([]int32, *scratch) {
 	var sets []*entrySet
-	for _, group := range []map[string]*entrySet{ix.cats, ix.tags} {
+	for _, group := range []map[string]*entrySet{ix.sets[filterCategory], ix.sets[filterTag]} {
 		for _, set := range group {
 			if set.has(s) {
 				sets = append(sets, set)
@@ -1501,7 +1486,7 @@ func window(entries []int32, offset, limit int) []int32 {
 func (ix *index) size() int {
 	n := 40*len(ix.ids) + ix.cards.size() + ix.lexes.size() + 4*len(ix.byText) +
 		8*len(ix.alive) + 4*nOrders*len(ix.ids) + 4*len(ix.slot.cells) + 4*len(ix.free) + ix.premium.size()
-	for _, sets := range []map[string]*entrySet{ix.modes, ix.aspects, ix.cats, ix.tags} {
+	for _, sets := range ix.sets {
 		for v, s := range sets {
 			n += len(v) + s.size()
 		}

@@ -383,8 +383,8 @@ var _ = Describe("the index in memory", func() {
 		}
 		ix.finish()
 		Expect(ix.premium.bits).To(BeNil(), "premium (2 %: the 1/32 threshold is more than 4 deviations away) is a list")
-		Expect(ix.modes["gif"].bits).To(BeNil(), "gif (1 %) is a list")
-		Expect(ix.tags["t1"].bits).NotTo(BeNil(), "t1 (40 %) is a bitmap")
+		Expect(ix.sets[filterMode]["gif"].bits).To(BeNil(), "gif (1 %) is a list")
+		Expect(ix.sets[filterTag]["t1"].bits).NotTo(BeNil(), "t1 (40 %) is a bitmap")
 		Expect(ix.bitsOf(ix.lexeme("alpha"))).NotTo(BeNil(), "alpha (50 %) is a bitmap")
 		Expect(ix.bitsOf(ix.lexeme("beta"))).To(BeNil(), "beta (1 %) is a list")
 
