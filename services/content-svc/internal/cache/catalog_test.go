@@ -63,7 +63,7 @@ func (l *lister) ListingChanges(ctx context.Context, since catalog.ListingVersio
 		if l.panics.Add(-1) >= 0 {
 			panic("a bug in the index")
 		}
-		if l.middle != "" && strings.Contains(r.Name, l.middle) {
+		if l.middle != "" && strings.Contains(r.Card.Name, l.middle) {
 			middle = append(middle, r)
 		} else {
 			rows = append(rows, r)

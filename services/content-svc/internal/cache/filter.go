@@ -13,8 +13,8 @@ import (
 // A filter is changed here (a template's values, the values a query asks for, the key they
 // are compared by) and in the oracle (store/storetest), nowhere else: put, holds, prior and
 // compile go through these methods, takeOut, finish and size through index.sets. A new one
-// also needs its field in catalog.ListingRow (read by the store's listingColumns) and in
-// catalog.TemplateQuery.
+// also needs its field in catalog.ListingRow or its card (read by the store's listingColumns)
+// and in catalog.TemplateQuery.
 type filter int
 
 const (
@@ -29,27 +29,23 @@ const (
 func (f filter) values(r *catalog.ListingRow) []string {
 	switch f {
 	case filterMode:
-		return []string{r.PrimaryMode}
+		return []string{r.Card.PrimaryMode}
 	case filterAspect:
-		return r.Aspects
+		return r.Card.AvailableAspects
 	case filterCategory:
 		return r.CategoryIDs
 	}
 	return r.TagIDs
 }
 
-// set makes values r's values of f (index.prior): a template has one mode.
+// set makes values, read back from the index's sets, r's values of f (index.prior). Those on
+// r's card are not set: prior reads the card back, its mode, and its aspects in their order,
+// which the sets do not keep.
 func (f filter) set(r *catalog.ListingRow, values []string) {
 	switch f {
-	case filterMode:
-		if len(values) > 0 {
-			r.PrimaryMode = values[0]
-		}
-	case filterAspect:
-		r.Aspects = values
 	case filterCategory:
 		r.CategoryIDs = values
-	default:
+	case filterTag:
 		r.TagIDs = values
 	}
 }

@@ -292,9 +292,7 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	if !ok {
 		return catalog.ListingRow{ID: id}, nil
 	}
-	k, card := ix.keys[s], ix.templateCard(s)
-	r := catalog.ListingRow{ID: id, Live: true, IsPremium: ix.premium.has(s), CreatedAt: time.UnixMicro(k.created),
-		UseCount: k.use, RateAvg: k.rate, Name: card.Name, Card: card}
+	r := catalog.ListingRow{ID: id, Live: true, CreatedAt: time.UnixMicro(ix.keys[s].created), Card: ix.templateCard(s)}
 	for f := range nFilters {
 		f.set(&r, having(ix.sets[f], s))
 	}
@@ -312,10 +310,9 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 }
 
 // holds reports whether the index holds r as apply would make it: in the catalog or not, and
-// everything a listing tests, sorts by and shows of it (its card's own fields, not the slot's
-// copies). A reload in place (Catalog.reconcile) applies only the templates that it does not.
-// It reads the index only and allocates nothing (a million calls at a reload), so it may run
-// beside listings without the write lock.
+// everything a listing tests, sorts by and shows of it. A reload in place (Catalog.reconcile)
+// applies only the templates that it does not. It reads the index only and allocates nothing
+// (a million calls at a reload), so it may run beside listings without the write lock.
 func (ix *index) holds(r catalog.ListingRow) (bool, error) {
 	id, err := uuid.Parse(r.ID)
 	if err != nil {
@@ -330,9 +327,9 @@ func (ix *index) holds(r catalog.ListingRow) (bool, error) {
 			return false, nil
 		}
 	}
-	k := ix.keys[s]
-	return k.created == r.CreatedAt.UnixMicro() && k.use == r.UseCount && k.rate == r.RateAvg &&
-		ix.premium.has(s) == r.IsPremium && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(r.Name, r.Card, s), nil
+	k, c := ix.keys[s], &r.Card
+	return k.created == r.CreatedAt.UnixMicro() && k.use == c.UseCount && k.rate == c.RateAvg &&
+		ix.premium.has(s) == c.IsPremium && ix.postedExactly(r.Lexemes, s) && ix.holdsCard(c, s), nil
 }
 
 // inExactly reports whether slot s is in filter f's sets of values (by their keys, as put
@@ -382,9 +379,9 @@ func (ix *index) postedExactly(lexemes []catalog.ListingLexeme, s int32) bool {
 	return posted == len(lexemes)
 }
 
-// holdsCard reports whether slot s's card record is that of name and card c (appendCard),
-// registering no aspect list: a list not registered while there is room for it is in no record.
-func (ix *index) holdsCard(name string, c catalog.TemplateCard, s int32) bool {
+// holdsCard reports whether slot s's card record is that of card c (appendCard), registering
+// no aspect list: a list not registered while there is room for it is in no record.
+func (ix *index) holdsCard(c *catalog.TemplateCard, s int32) bool {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
 	list, ok, room := ix.aspectList(key)
@@ -392,7 +389,7 @@ func (ix *index) holdsCard(name string, c catalog.TemplateCard, s int32) bool {
 		return false
 	}
 	var card [128]byte
-	return bytes.Equal(encodeCard(card[:0], name, c, key, list, ok), ix.cards.of(s))
+	return bytes.Equal(encodeCard(card[:0], c, key, list, ok), ix.cards.of(s))
 }
 
 // having answers the values of sets that hold slot s.
@@ -596,11 +593,11 @@ func (ix *index) spread(o, lo, hi int) {
 // put puts r's template in slot s, which is in no set or postings list, and in the orders
 // only when placed (then it is moved to its new places).
 func (ix *index) put(s int32, r catalog.ListingRow, placed bool) {
-	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.UseCount, rate: r.RateAvg}
+	ix.keys[s] = keys{created: r.CreatedAt.UnixMicro(), use: r.Card.UseCount, rate: r.Card.RateAvg}
 	// The card goes first: its record holds the name the a-z order compares.
 	var card [128]byte
-	ix.cards.set(s, ix.appendCard(card[:0], r.Name, r.Card), ix.building)
-	if r.IsPremium {
+	ix.cards.set(s, ix.appendCard(card[:0], &r.Card), ix.building)
+	if r.Card.IsPremium {
 		ix.premium.add(s, ix)
 	}
 	for f := range nFilters {
@@ -854,12 +851,12 @@ func (ix *index) lexesOf(s int32) iter.Seq[int32] {
 // a card with another list holds it itself.
 const maxAspectLists = 1024
 
-// appendCard appends to b the record of the template name's card c: what the slot does not
-// hold (the card's id, premium, mode, rating and uses are the slot's), as uvarints and strings
-// (a uvarint length and bytes): the name first (name reads it), its rating count, its aspect
-// list's place in aspectLists (past the bound, maxAspectLists and the list itself, joined by
-// commas) and mockup flag, its slug, image, demo and mini demo.
-func (ix *index) appendCard(b []byte, name string, c catalog.TemplateCard) []byte {
+// appendCard appends to b the record of card c: what the slot does not hold (the card's id,
+// premium, mode, rating and uses are the slot's), as uvarints and strings (a uvarint length
+// and bytes): the name first (name reads it), its rating count, its aspect list's place in
+// aspectLists (past the bound, maxAspectLists and the list itself, joined by commas) and
+// mockup flag, its slug, image, demo and mini demo.
+func (ix *index) appendCard(b []byte, c *catalog.TemplateCard) []byte {
 	var joined [64]byte
 	key := joinAspects(joined[:0], c.AvailableAspects)
 	list, ok, room := ix.aspectList(key)
@@ -868,7 +865,7 @@ func (ix *index) appendCard(b []byte, name string, c catalog.TemplateCard) []byt
 		ix.aspectIDs[string(key)] = list
 		ix.aspectLists = append(ix.aspectLists, c.AvailableAspects)
 	}
-	return encodeCard(b, name, c, key, list, ok)
+	return encodeCard(b, c, key, list, ok)
 }
 
 // aspectList answers the place in aspectLists of the aspect list key (joinAspects), whether
@@ -889,9 +886,9 @@ func joinAspects(b []byte, aspects []string) []byte {
 	return b
 }
 
-// encodeCard appends the record of name and card c to b (appendCard), its aspect list (key)
-// being list in aspectLists when shared, else held in the record.
-func encodeCard(b []byte, name string, c catalog.TemplateCard, key []byte, list int, shared bool) []byte {
+// encodeCard appends the record of card c to b (appendCard), its aspect list (key) being list
+// in aspectLists when shared, else held in the record.
+func encodeCard(b []byte, c *catalog.TemplateCard, key []byte, list int, shared bool) []byte {
 	if !shared {
 		list = maxAspectLists
 	}
@@ -899,7 +896,7 @@ func encodeCard(b []byte, name string, c catalog.TemplateCard, key []byte, list 
 	if c.IsMockup {
 		mockup = 1
 	}
-	b = appendText(b, name)
+	b = appendText(b, c.Name)
 	b = binary.AppendUvarint(b, uint64(c.RateCount))    // #nosec G115 -- a count (a negative one reads back)
 	b = binary.AppendUvarint(b, uint64(list<<1|mockup)) // #nosec G115 -- at most maxAspectLists
 	if list == maxAspectLists {

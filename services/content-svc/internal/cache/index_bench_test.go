@@ -17,16 +17,15 @@ import (
 // lexemes of varied shares, filters of varied shares.
 func syntheticRow(r *rand.Rand, id string) catalog.ListingRow {
 	words := []string{"al", "alp", "alpha", "alpine", "alps", "bet", "beta", "gam", "gamma", "gamut", "wed", "wedding"}
-	row := catalog.ListingRow{ID: id, Live: true, IsPremium: r.IntN(40) == 0, PrimaryMode: "video",
-		CreatedAt: time.UnixMicro(r.Int64N(1 << 50)), UseCount: r.Int64N(1000), RateAvg: float64(r.IntN(11)) / 2,
-		Name: fmt.Sprintf("%s %d", words[r.IntN(len(words))], r.IntN(1000)), Aspects: []string{"16:9"}}
+	row := catalog.ListingRow{ID: id, Live: true, CreatedAt: time.UnixMicro(r.Int64N(1 << 50)), Card: catalog.TemplateCard{
+		ContainerID: id, IsPremium: r.IntN(40) == 0, PrimaryMode: "video", UseCount: r.Int64N(1000), RateAvg: float64(r.IntN(11)) / 2,
+		Name: fmt.Sprintf("%s %d", words[r.IntN(len(words))], r.IntN(1000)), AvailableAspects: []string{"16:9"}}}
 	for range 1 + r.IntN(4) {
 		row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: words[r.IntN(len(words))] + fmt.Sprint(r.IntN(50)), Weight: uint8(r.IntN(4))}) // #nosec G115 -- below 4
 	}
 	if r.IntN(3) == 0 {
 		row.TagIDs = []string{"t1"}
 	}
-	row.Card.ContainerID = id
 	return row
 }
 
@@ -93,7 +92,7 @@ func benchmarkUseCounted(b *testing.B, n int) {
 	for b.Loop() {
 		row := &rows[r.IntN(n)]
 		top++
-		row.UseCount = top
+		row.Card.UseCount = top
 		if err := ix.apply(*row); err != nil {
 			b.Fatal(err)
 		}

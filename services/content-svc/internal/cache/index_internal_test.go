@@ -27,8 +27,8 @@ func scan(rows map[string]catalog.ListingRow, q catalog.TemplateQuery, offset, l
 	}
 	var hits []hit
 	for _, r := range rows {
-		if q.IsPremium != nil && *q.IsPremium != r.IsPremium || q.Mode != "" && q.Mode != r.PrimaryMode ||
-			q.Aspect != "" && !slices.Contains(r.Aspects, q.Aspect) ||
+		if q.IsPremium != nil && *q.IsPremium != r.Card.IsPremium || q.Mode != "" && q.Mode != r.Card.PrimaryMode ||
+			q.Aspect != "" && !slices.Contains(r.Card.AvailableAspects, q.Aspect) ||
 			q.CategoryID != "" && !slices.ContainsFunc(r.CategoryIDs, func(c string) bool { return strings.EqualFold(c, q.CategoryID) }) ||
 			slices.ContainsFunc(q.TagIDs, func(t string) bool { return !slices.Contains(r.TagIDs, t) }) {
 			continue
@@ -56,15 +56,15 @@ func scan(rows map[string]catalog.ListingRow, q catalog.TemplateQuery, offset, l
 		c := 0
 		switch q.Sort {
 		case catalog.SortRelevance:
-			c = cmp.Or(b.score-a.score, cmp.Compare(b.r.UseCount, a.r.UseCount))
+			c = cmp.Or(b.score-a.score, cmp.Compare(b.r.Card.UseCount, a.r.Card.UseCount))
 		case catalog.SortNewest:
 			c = b.r.CreatedAt.Compare(a.r.CreatedAt)
 		case catalog.SortRate:
-			c = cmp.Compare(b.r.RateAvg, a.r.RateAvg)
+			c = cmp.Compare(b.r.Card.RateAvg, a.r.Card.RateAvg)
 		case catalog.SortAZ:
-			return cmp.Or(strings.Compare(a.r.Name, b.r.Name), bytes.Compare(id(a), id(b)))
+			return cmp.Or(strings.Compare(a.r.Card.Name, b.r.Card.Name), bytes.Compare(id(a), id(b)))
 		default:
-			c = cmp.Compare(b.r.UseCount, a.r.UseCount)
+			c = cmp.Compare(b.r.Card.UseCount, a.r.Card.UseCount)
 		}
 		return cmp.Or(c, bytes.Compare(id(b), id(a)))
 	})
@@ -88,24 +88,25 @@ func answer(ix *index, q catalog.TemplateQuery, offset, limit int) ([]string, in
 
 // randomRow is a template whose filters, keys and words vary with their shares: some values
 // and lexemes are in few templates (lists), others in many (bitmaps), and keys tie; its card
-// has the row's fields (as the store's rows do) and its own slug, media, rating count and flag.
+// has its own slug, media, rating count and flag too.
 func randomRow(r *rand.Rand, id string) catalog.ListingRow {
 	pick := func(p float64) bool { return r.Float64() < p }
-	row := catalog.ListingRow{ID: id, Live: true, IsPremium: pick(0.02), PrimaryMode: "video", UseCount: r.Int64N(20),
-		RateAvg: float64(r.IntN(5)) / 2, Name: fmt.Sprintf("n%d", r.IntN(50))}
+	row := catalog.ListingRow{ID: id, Live: true, Card: catalog.TemplateCard{ContainerID: id, Slug: fmt.Sprintf("s-%d", r.IntN(1000)),
+		Name: fmt.Sprintf("n%d", r.IntN(50)), IsPremium: pick(0.02), IsMockup: pick(0.1), PrimaryMode: "video",
+		RateAvg: float64(r.IntN(5)) / 2, RateCount: r.IntN(300), UseCount: r.Int64N(20), AvailableAspects: []string{}}}
 	row.CreatedAt = row.CreatedAt.AddDate(0, 0, r.IntN(30))
 	switch {
 	case pick(0.01):
-		row.PrimaryMode = "gif"
+		row.Card.PrimaryMode = "gif"
 	case pick(0.2):
-		row.PrimaryMode = "photo"
+		row.Card.PrimaryMode = "photo"
 	}
 	for _, a := range []struct {
 		v string
 		p float64
 	}{{"16:9", 0.6}, {"4:5", 0.02}} {
 		if pick(a.p) {
-			row.Aspects = append(row.Aspects, a.v)
+			row.Card.AvailableAspects = append(row.Card.AvailableAspects, a.v)
 		}
 	}
 	for c, p := range map[string]float64{"C1": 0.5, "c2": 0.01} {
@@ -124,9 +125,6 @@ func randomRow(r *rand.Rand, id string) catalog.ListingRow {
 			row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: t, Weight: uint8(r.IntN(4))}) // #nosec G115 -- below 4
 		}
 	}
-	row.Card = catalog.TemplateCard{ContainerID: id, Slug: fmt.Sprintf("s-%d", r.IntN(1000)), Name: row.Name, IsPremium: row.IsPremium,
-		IsMockup: pick(0.1), PrimaryMode: row.PrimaryMode, RateAvg: row.RateAvg, RateCount: r.IntN(300), UseCount: row.UseCount,
-		AvailableAspects: append([]string{}, row.Aspects...)}
 	if pick(0.3) {
 		row.Card.Image, row.Card.Demo = fmt.Sprintf("https://cdn.example/%d.png", r.IntN(100)), "https://cdn.example/demo.mp4"
 	}
@@ -151,16 +149,13 @@ func sameAnswers(ix *index, rows map[string]catalog.ListingRow) {
 	}
 }
 
-// sameCards expects ix to show each template's card as its row has it, with the row's name,
-// premium flag, mode, rating and uses (changed since the card was drawn).
+// sameCards expects ix to show each template's card as its row has it.
 func sameCards(ix *index, rows map[string]catalog.ListingRow) {
 	GinkgoHelper()
 	for id, row := range rows {
 		s, ok := ix.slotOf(uuid.MustParse(id))
 		Expect(ok).To(BeTrue(), id)
-		want := row.Card
-		want.Name, want.IsPremium, want.PrimaryMode, want.RateAvg, want.UseCount = row.Name, row.IsPremium, row.PrimaryMode, row.RateAvg, row.UseCount
-		Expect(ix.templateCard(s)).To(Equal(want), id)
+		Expect(ix.templateCard(s)).To(Equal(row.Card), id)
 	}
 }
 
@@ -185,7 +180,7 @@ var _ = Describe("a batch of changes", func() {
 		ix, rows, ids := filled(r)
 		broken := randomRow(r, ids[3])
 		broken.Lexemes = append(broken.Lexemes, catalog.ListingLexeme{Text: "quokka", Weight: 3})
-		broken.IsPremium, broken.TagIDs = true, append(broken.TagIDs, "t2")
+		broken.Card.IsPremium, broken.TagIDs = true, append(broken.TagIDs, "t2")
 		batch := []catalog.ListingRow{randomRow(r, ids[0]), {ID: ids[1]}, randomRow(r, uuid.NewString()), broken,
 			randomRow(r, ids[4]), {ID: ids[5]}}
 		byText := slices.Clone(ix.byText)
@@ -219,7 +214,7 @@ var _ = Describe("a batch of changes", func() {
 		ix, rows, ids := filled(r)
 		for i := range 5000 {
 			row := rows[ids[r.IntN(len(ids))]]
-			row.UseCount = int64(100 + i)
+			row.Card.UseCount = int64(100 + i)
 			rows[row.ID] = row
 			Expect(ix.apply(row)).To(Succeed())
 		}
@@ -251,7 +246,7 @@ var _ = Describe("the index in memory", func() {
 			} else {
 				// A word of its own (in one template, or a few at a time) and a new name.
 				row := randomRow(r, id)
-				row.Name = fmt.Sprintf("renamed %d", i)
+				row.Card.Name = fmt.Sprintf("renamed %d", i)
 				row.Lexemes = append(row.Lexemes, catalog.ListingLexeme{Text: fmt.Sprintf("z%d", i%500), Weight: uint8(i % 4)}) // #nosec G115 -- below 4
 				rows[id] = row
 				Expect(ix.apply(row)).To(Succeed())
@@ -277,7 +272,7 @@ var _ = Describe("the index in memory", func() {
 		for id, row := range rows {
 			p, err := ix.prior(id)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(p.Name).To(Equal(row.Name))
+			Expect(p.Card.Name).To(Equal(row.Card.Name))
 			Expect(p.Lexemes).To(ConsistOf(row.Lexemes), "the words the index holds for %s", id)
 		}
 	})
@@ -292,27 +287,27 @@ var _ = Describe("the index in memory", func() {
 			Expect(ix.apply(row)).To(Succeed())
 		}
 		for _, row := range rows {
-			// As the store reads it: its values in another order and case, its card's copies of
-			// the slot's fields whatever they are.
+			// As the store may read it: its values in another order, some twice.
 			row.CategoryIDs = slices.Clone(row.CategoryIDs)
 			slices.Reverse(row.CategoryIDs)
 			row.TagIDs = append(row.TagIDs, row.TagIDs...)
-			row.Card.Name, row.Card.UseCount = "", -1
 			Expect(ix.holds(row)).To(BeTrue(), "%+v", row)
 		}
 		Expect(ix.holds(catalog.ListingRow{ID: uuid.NewString()})).To(BeTrue(), "a template out of the catalog")
 		row := rows[ids[0]]
 		for what, change := range map[string]func(*catalog.ListingRow){
 			"out of the catalog": func(r *catalog.ListingRow) { r.Live = false },
-			"premium":            func(r *catalog.ListingRow) { r.IsPremium = !r.IsPremium },
-			"mode":               func(r *catalog.ListingRow) { r.PrimaryMode = "gif-" + r.PrimaryMode },
+			"premium":            func(r *catalog.ListingRow) { r.Card.IsPremium = !r.Card.IsPremium },
+			"mode":               func(r *catalog.ListingRow) { r.Card.PrimaryMode = "gif-" + r.Card.PrimaryMode },
 			"created":            func(r *catalog.ListingRow) { r.CreatedAt = r.CreatedAt.Add(time.Microsecond) },
-			"uses":               func(r *catalog.ListingRow) { r.UseCount++ },
-			"rating":             func(r *catalog.ListingRow) { r.RateAvg += 0.5 },
-			"name":               func(r *catalog.ListingRow) { r.Name += "!" },
-			"aspects":            func(r *catalog.ListingRow) { r.Aspects = append(slices.Clone(r.Aspects), "21:9") },
-			"categories":         func(r *catalog.ListingRow) { r.CategoryIDs = append(slices.Clone(r.CategoryIDs), "c9") },
-			"tags":               func(r *catalog.ListingRow) { r.TagIDs = append(slices.Clone(r.TagIDs), "t9") },
+			"uses":               func(r *catalog.ListingRow) { r.Card.UseCount++ },
+			"rating":             func(r *catalog.ListingRow) { r.Card.RateAvg += 0.5 },
+			"name":               func(r *catalog.ListingRow) { r.Card.Name += "!" },
+			"aspects": func(r *catalog.ListingRow) {
+				r.Card.AvailableAspects = append(slices.Clone(r.Card.AvailableAspects), "21:9")
+			},
+			"categories": func(r *catalog.ListingRow) { r.CategoryIDs = append(slices.Clone(r.CategoryIDs), "c9") },
+			"tags":       func(r *catalog.ListingRow) { r.TagIDs = append(slices.Clone(r.TagIDs), "t9") },
 			"a word": func(r *catalog.ListingRow) {
 				r.Lexemes = append(slices.Clone(r.Lexemes), catalog.ListingLexeme{Text: "delta"})
 			},
@@ -320,13 +315,12 @@ var _ = Describe("the index in memory", func() {
 				r.Lexemes = slices.Clone(r.Lexemes)
 				r.Lexemes[0].Weight = (r.Lexemes[0].Weight + 1) & 3
 			},
-			"rating count":   func(r *catalog.ListingRow) { r.Card.RateCount++ },
-			"mockup":         func(r *catalog.ListingRow) { r.Card.IsMockup = !r.Card.IsMockup },
-			"card's aspects": func(r *catalog.ListingRow) { r.Card.AvailableAspects = []string{"21:9"} },
-			"slug":           func(r *catalog.ListingRow) { r.Card.Slug += "-2" },
-			"image":          func(r *catalog.ListingRow) { r.Card.Image += "?2" },
-			"demo":           func(r *catalog.ListingRow) { r.Card.Demo += "?2" },
-			"mini demo":      func(r *catalog.ListingRow) { r.Card.MiniDemo += "?2" },
+			"rating count": func(r *catalog.ListingRow) { r.Card.RateCount++ },
+			"mockup":       func(r *catalog.ListingRow) { r.Card.IsMockup = !r.Card.IsMockup },
+			"slug":         func(r *catalog.ListingRow) { r.Card.Slug += "-2" },
+			"image":        func(r *catalog.ListingRow) { r.Card.Image += "?2" },
+			"demo":         func(r *catalog.ListingRow) { r.Card.Demo += "?2" },
+			"mini demo":    func(r *catalog.ListingRow) { r.Card.MiniDemo += "?2" },
 		} {
 			changed := row
 			change(&changed)
@@ -354,7 +348,7 @@ var _ = Describe("the index in memory", func() {
 		change := func(round int) {
 			for i, id := range ids {
 				row := rows[id]
-				row.UseCount, row.RateAvg = int64(round*len(ids)+i), float64((i+round)%11)/2
+				row.Card.UseCount, row.Card.RateAvg = int64(round*len(ids)+i), float64((i+round)%11)/2
 				rows[id] = row
 				Expect(ix.apply(row)).To(Succeed())
 			}

@@ -145,21 +145,17 @@ const (
 	WeightDescription = 1
 )
 
-// ListingRow is a template as the catalog's read model (the listing index) holds it: what the
-// filters test, what the orders sort by, its search lexemes and its card. Live is false for a
-// template that is no longer in the catalog (only ID is then set).
+// ListingRow is a template as the catalog's read model (the listing index) holds it: its card,
+// whose premium flag, mode and aspects the filters test and whose uses, rating and name the
+// orders sort by, and what a listing tests and sorts by but does not show: its categories,
+// tags, creation time and search lexemes. Live is false for a template that is no longer in
+// the catalog (only ID is then set).
 type ListingRow struct {
 	ID          string
 	Live        bool
-	IsPremium   bool
-	PrimaryMode string
-	Aspects     []string
 	CategoryIDs []string
 	TagIDs      []string
 	CreatedAt   time.Time
-	UseCount    int64
-	RateAvg     float64
-	Name        string
 	Lexemes     []ListingLexeme
 	Card        TemplateCard
 }

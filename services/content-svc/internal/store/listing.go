@@ -14,8 +14,9 @@ import (
 )
 
 // listingColumns are a catalog.ListingRow's columns: whether the template is in the catalog,
-// what the filters test and the orders sort by, its lexemes as "<weight><lexeme>" separated by
-// spaces (the parser never makes a lexeme with a space), then the rest of its card.
+// what the filters test and the orders sort by (its card's premium flag, mode, aspects, uses,
+// rating and name among them), its lexemes as "<weight><lexeme>" separated by spaces (the
+// parser never makes a lexeme with a space), then the rest of its card.
 var listingColumns = fmt.Sprintf(`c.id, `+live+`, c.is_premium, c.primary_mode, array_to_string(c.aspects, ','),
 	array_to_string(c.category_ids, ','), array_to_string(c.tag_ids, ','), c.created_at, c.use_count, c.rate_avg, c.name,
 	coalesce((SELECT string_agg(CASE WHEN 'A' = ANY(u.weights) THEN '%d' WHEN 'B' = ANY(u.weights) THEN '%d'
@@ -140,18 +141,16 @@ func listingRows(tx *gorm.DB, where string, args []any, v func(catalog.ListingRo
 			aspects, cats, tags, lexemes string
 			c                            = &r.Card
 		)
-		if err := rows.Scan(&r.ID, &r.Live, &r.IsPremium, &r.PrimaryMode, &aspects, &cats, &tags, &r.CreatedAt, &r.UseCount,
-			&r.RateAvg, &r.Name, &lexemes, &c.Slug, &c.Image, &c.Demo, &c.MiniDemo, &c.IsMockup, &c.RateCount); err != nil {
+		if err := rows.Scan(&r.ID, &r.Live, &c.IsPremium, &c.PrimaryMode, &aspects, &cats, &tags, &r.CreatedAt, &c.UseCount,
+			&c.RateAvg, &c.Name, &lexemes, &c.Slug, &c.Image, &c.Demo, &c.MiniDemo, &c.IsMockup, &c.RateCount); err != nil {
 			return fmt.Errorf("store: read listing row: %w", err)
 		}
-		r.Aspects, r.CategoryIDs, r.TagIDs = splitList(aspects), splitList(cats), splitList(tags)
+		c.ContainerID, r.CategoryIDs, r.TagIDs = r.ID, splitList(cats), splitList(tags)
+		if c.AvailableAspects = splitList(aspects); c.AvailableAspects == nil {
+			c.AvailableAspects = []string{}
+		}
 		if r.Lexemes, err = parseLexemes(lexemes); err != nil {
 			return fmt.Errorf("store: listing row %s: %w", r.ID, err)
-		}
-		c.ContainerID, c.Name, c.IsPremium, c.PrimaryMode, c.RateAvg, c.UseCount = r.ID, r.Name, r.IsPremium, r.PrimaryMode, r.RateAvg, r.UseCount
-		c.AvailableAspects = r.Aspects
-		if c.AvailableAspects == nil {
-			c.AvailableAspects = []string{}
 		}
 		if err := v(r); err != nil {
 			return err
