@@ -294,7 +294,7 @@ func (ix *index) prior(id string) (catalog.ListingRow, error) {
 	}
 	r := catalog.ListingRow{ID: id, Live: true, CreatedAt: time.UnixMicro(ix.keys[s].created), Card: ix.templateCard(s)}
 	for f := range nFilters {
-		f.set(&r, having(ix.sets[f], s))
+		f.readBack(&r, ix.sets[f], s)
 	}
 	for l := range ix.lexesOf(s) {
 		if ix.bitsOf(l) == nil {
@@ -390,17 +390,6 @@ func (ix *index) holdsCard(c *catalog.TemplateCard, s int32) bool {
 	}
 	var card [128]byte
 	return bytes.Equal(encodeCard(card[:0], c, key, list, ok), ix.cards.of(s))
-}
-
-// having answers the values of sets that hold slot s.
-func having(sets map[string]*entrySet, s int32) []string {
-	var values []string
-	for v, set := range sets {
-		if set.has(s) {
-			values = append(values, v)
-		}
-	}
-	return values
 }
 
 // weight answers slot s's weight in lexeme l's postings (0 when it is not posted).
