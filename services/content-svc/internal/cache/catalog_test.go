@@ -379,11 +379,8 @@ var _ = Describe("the catalog's read model", func() {
 		p.run(false)
 		var id string
 		Expect(db.Raw(`SELECT id::text FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id LIMIT 1`).Scan(&id).Error).To(Succeed())
-		// A bug that makes a change fail and left an order wrong: another template's place is
-		// lost, and a new word's place among the lexemes panics.
 		cache.LosePlace(p.c, id)
-		cache.BreakLastWords(p.c)
-		Expect(db.Exec(`UPDATE containers SET name = 'Zyzzyva party' WHERE id = (SELECT id FROM containers WHERE is_published AND deleted_at IS NULL ORDER BY id DESC LIMIT 1)`).Error).To(Succeed())
+		Expect(db.Exec(`UPDATE containers SET use_count = use_count + 1 WHERE id = ?`, id).Error).To(Succeed())
 		p.c.Sync(context.Background())
 		Eventually(p.list.reads.Load).WithTimeout(reread).Should(BeEquivalentTo(2))
 		Expect(p.c.Ready(context.Background())).To(MatchError(ContainSubstring("could not be put back")))

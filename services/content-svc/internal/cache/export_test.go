@@ -30,8 +30,8 @@ func HoldScratches(c *Catalog) func() {
 	}
 }
 
-// LosePlace makes c's index lose template id's place in an order, as a bug would: the order
-// holds a template fewer than the index, which check finds.
+// LosePlace makes c's index lose template id's place in an order, as a bug would: the next
+// change of the template panics, and so does putting it back.
 func LosePlace(c *Catalog, id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -39,7 +39,8 @@ func LosePlace(c *Catalog, id string) {
 	losePlace(c.ix, s)
 }
 
-// losePlace takes slot s out of ix's newest order.
+// losePlace takes slot s out of ix's newest order and leaves its label as it is. (A label put
+// out of order instead would be found or not depending on where the search probes.)
 func losePlace(ix *index, s int32) {
 	order := &ix.orders[orderNewest]
 	for p, x := range order.from(0) {

@@ -76,7 +76,7 @@ func benchmarkEnterLeave(b *testing.B, n int) {
 
 // benchmarkUseCounted measures making one template after another the most used in an index of
 // n templates, as the bench's writer does: every change moves a template to the front of the
-// popular order.
+// popular order, where the labels run out first.
 func benchmarkUseCounted(b *testing.B, n int) {
 	r := rand.New(rand.NewPCG(5, 6)) // #nosec G404 -- test data
 	ix := newIndex()

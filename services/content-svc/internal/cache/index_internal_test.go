@@ -209,7 +209,7 @@ var _ = Describe("a batch of changes", func() {
 		sameAnswers(ix, rows)
 	})
 
-	It("keeps its orders exact while one template after another becomes the most used", func() {
+	It("keeps its orders and labels exact while one template after another becomes the most used", func() {
 		r := rand.New(rand.NewPCG(10, 11)) // #nosec G404 -- test data
 		ix, rows, ids := filled(r)
 		for i := range 5000 {
@@ -225,14 +225,10 @@ var _ = Describe("a batch of changes", func() {
 	It("says the index is broken when it cannot be put back, so that it does not answer", func() {
 		r := rand.New(rand.NewPCG(8, 9)) // #nosec G404 -- test data
 		ix, _, ids := filled(r)
-		// A bug that makes a change fail and left an order wrong: another template's place is
-		// lost, and a new word's place among the lexemes panics.
-		s, _ := ix.slotOf(uuid.MustParse(ids[2]))
+		// A bug every change of the template trips on, undoing it too: its place is lost.
+		s, _ := ix.slotOf(uuid.MustParse(ids[0]))
 		losePlace(ix, s)
-		ix.byText = append(ix.byText, 1<<30)
-		changed := randomRow(r, ids[0])
-		changed.Lexemes = append(changed.Lexemes, catalog.ListingLexeme{Text: "quokka", Weight: 3})
-		Expect(ix.applyAll([]catalog.ListingRow{randomRow(r, ids[1]), changed})).To(MatchError(errBroken))
+		Expect(ix.applyAll([]catalog.ListingRow{randomRow(r, ids[0]), randomRow(r, ids[1])})).To(MatchError(errBroken))
 	})
 })
 

@@ -67,7 +67,7 @@ func (s *Catalog) Listing(ctx context.Context, max int, size func(int), v func(c
 		if err := tx.Exec(`SET LOCAL jit = off`).Error; err != nil {
 			return fmt.Errorf("store: listing settings: %w", err)
 		}
-		return listingRows(tx, `WHERE `+live+` ORDER BY c.use_count DESC, c.id DESC`, nil, func(r catalog.ListingRow) error { return v(r) })
+		return listingRows(tx, `WHERE `+live+` ORDER BY c.use_count DESC, c.id DESC`, nil, v)
 	})
 	return at, int(n), err
 }
