@@ -115,8 +115,9 @@ func (d *DenyList) prune() {
 // Follow fills the list from identity.session.revoked.v1 and
 // identity.tenant.status_changed.v1 until ctx is done: first the events of the last lookback
 // (DefaultLookback when zero), then each new one as it is published. While the stream cannot be
-// read (identity has not created it yet, NATS is down) it retries every second. It returns nil
-// when ctx is done.
+// read (identity has not created it yet, NATS is down) it retries every second, warning at the
+// first failure rather than at every retry, and says when it follows again. It returns nil when
+// ctx is done.
 func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger, lookback time.Duration) error {
 	if lookback <= 0 {
 		lookback = DefaultLookback
@@ -131,6 +132,7 @@ func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger,
 	}()
 	retry := time.NewTimer(0)
 	defer retry.Stop()
+	warned := false // since it last followed
 	for {
 		select {
 		case <-ctx.Done():
@@ -139,10 +141,18 @@ func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger,
 			d.prune()
 		case <-retry.C:
 			var err error
-			if stop, err = d.subscribe(ctx, bus, log, lookback); err != nil {
-				log.WarnContext(ctx, "revocation: cannot follow session revocations yet", slog.String("error", err.Error()))
-				retry.Reset(retryDelay)
+			if stop, err = d.subscribe(ctx, bus, log, lookback); err == nil {
+				if warned {
+					log.InfoContext(ctx, "revocation: following session revocations")
+				}
+				continue
 			}
+			if !warned {
+				warned = true
+				log.WarnContext(ctx, "revocation: cannot follow session revocations yet; retrying every second",
+					slog.String("error", err.Error()))
+			}
+			retry.Reset(retryDelay)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package revocation_test
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/motionstudio/platform/pkg/natsx"
@@ -131,13 +133,19 @@ var _ = Describe("following identity's session revocations", func() {
 		Expect(d.TenantRevoked(tenant, notBefore)).To(BeFalse())
 	})
 
-	It("waits for identity to create the stream", func() {
+	It("waits for identity to create the stream, warning once rather than at every retry", func() {
+		logs := gbytes.NewBuffer()
+		log = slog.New(slog.NewTextHandler(logs, nil))
 		d := revocation.NewDenyList()
 		follow(d)
+		Eventually(logs).Should(gbytes.Say("cannot follow session revocations yet"))
+		time.Sleep(2500 * time.Millisecond) // two more retries
 		ensureStream()
 		sid := uuid.NewString()
 		publish(sid, time.Now().Add(15*time.Minute))
 		Eventually(func() bool { return d.Revoked(sid) }).WithTimeout(5 * time.Second).Should(BeTrue())
+		Eventually(logs).Should(gbytes.Say("following session revocations"))
+		Expect(strings.Count(string(logs.Contents()), "cannot follow")).To(Equal(1))
 	})
 
 	It("rebuilds the list after a restart from the recent revocations, leaving out expired ones", func() {
