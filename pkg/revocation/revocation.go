@@ -132,7 +132,7 @@ func (d *DenyList) Follow(ctx context.Context, bus *natsx.Bus, log *slog.Logger,
 	}()
 	retry := time.NewTimer(0)
 	defer retry.Stop()
-	warned := false // since it last followed
+	warned := false // the first failure was logged; later ones are not
 	for {
 		select {
 		case <-ctx.Done():
