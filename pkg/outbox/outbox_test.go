@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sync"
 	"time"
 
@@ -372,6 +373,34 @@ var _ = Describe("the relay", func() {
 		Expect(bus.EnsureStream(ctx, natsx.StreamSpec{Name: unique("S"), Subjects: []string{orphan}})).To(Succeed())
 		Expect(relay.Flush(ctx)).To(Equal(2))
 		Expect(unsent()).To(BeZero())
+	})
+
+	It("marks sent the events it published before its time ran out, on a bus too slow for a whole batch", func() {
+		const n = 60
+		for i := range n {
+			_, err := createProject(ctx, writer, subject, fmt.Sprintf("p%02d", i), nil)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		u, err := url.Parse(testkit.NATSURL())
+		Expect(err).NotTo(HaveOccurred())
+		proxy := testkit.NewTCPProxy(u.Host)
+		slowBus := testkit.BusAt("nats://"+proxy.Addr(), "outbox")
+		relay := outbox.NewRelay(db, slowBus, log, outbox.RelayConfig{})
+		proxy.Slow(50 * time.Millisecond)
+
+		budget, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		published, err := relay.Flush(budget)
+		Expect(err).To(MatchError(context.DeadlineExceeded))
+		Expect(published).To(BeNumerically(">", 0))
+		Expect(published).To(BeNumerically("<", n))
+		Expect(unsent()).To(BeEquivalentTo(n - published))
+
+		By("the bus keeping up again")
+		proxy.Slow(0)
+		Expect(relay.Flush(ctx)).To(Equal(n - published))
+		Expect(unsent()).To(BeZero())
+		Expect(streamMessages(bus, stream)()).To(BeEquivalentTo(n))
 	})
 
 	It("publishes each row once when two relays share the outbox", func() {

@@ -25,8 +25,12 @@ const (
 	defaultMaxBackoff = 10 * time.Second
 	publishTimeout    = 5 * time.Second
 	purgeEvery        = 10 * time.Minute
-	// lastPassTimeout bounds the last pass Run makes once its context is done.
+	// lastPassTimeout bounds the last pass Run makes once its context is done, and each pass's
+	// publishing.
 	lastPassTimeout = 5 * time.Second
+	// settleTimeout is how long a pass's transaction outlives its context, to mark sent the
+	// rows it published before the context ended.
+	settleTimeout = 2 * time.Second
 	// kickPasses is how many quick passes (after 1, 2, 4 and 8 ms) follow a Kick that found
 	// nothing yet, the writer's transaction not having committed.
 	kickPasses = 4
@@ -147,6 +151,10 @@ func (r *Relay) relay(ctx context.Context) {
 		wait := r.cfg.Interval
 		switch {
 		case err != nil:
+			if n > 0 {
+				// The pass made progress before it failed: the backoff starts again.
+				failures = 0
+			}
 			failures++
 			wait = r.backoff(failures)
 			r.log.WarnContext(ctx, "outbox relay pass failed", "published", n, "failures", failures,
@@ -174,8 +182,8 @@ func (r *Relay) relay(ctx context.Context) {
 	}
 }
 
-// pass flushes one batch; a pass under way when ctx ends still completes (within
-// lastPassTimeout), so that it commits or rolls back before the last pass starts: a pass cut
+// pass flushes one batch; a pass under way when ctx ends still completes (its publishing
+// within lastPassTimeout), so that it commits or rolls back before the last pass starts: a pass cut
 // short would still hold its rows' locks for a moment, and the last pass, which skips locked
 // rows, would leave them unsent.
 func (r *Relay) pass(ctx context.Context) (int, error) {
@@ -211,18 +219,25 @@ type row struct {
 // Flush makes one pass: in a transaction it locks up to BatchSize unsent rows, oldest first,
 // skipping rows another relay holds, publishes them in order and marks them sent. At the first
 // publish failure it records the attempt and error on that row and stops, leaving it and the
-// rows after it for the next pass. It returns how many rows it published, with an Unavailable
-// error when the bus is down or refuses a message, or an Internal error from the database.
+// rows after it for the next pass. ctx bounds the publishing; the transaction outlives it by
+// up to two seconds, so that a pass running out of time still marks sent the rows it
+// published: were they rolled back, a bus too slow to take a whole batch in time would have
+// every pass publish the same rows again, and none ever marked sent. It returns how many rows
+// it published, with an Unavailable error when the bus is down or refuses a message, the
+// error of ctx when it ended during a publish, or an Internal error from the database.
 func (r *Relay) Flush(ctx context.Context) (int, error) {
 	if !r.bus.Conn().IsConnected() {
 		return 0, apperr.Wrap(errors.New("outbox: relay: bus not connected"),
 			apperr.Unavailable, "event_bus_unavailable", "event bus unavailable")
 	}
+	txCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() { time.AfterFunc(settleTimeout, cancel) })()
 	var (
 		published int
 		pubErr    error
 	)
-	err := pgdb.InTx(ctx, r.db, func(tx *gorm.DB) error {
+	err := pgdb.InTx(txCtx, r.db, func(tx *gorm.DB) error {
 		var rows []row
 		err := tx.Raw(`SELECT id::text AS id, subject, type, source, data, trace_headers, created_at,
 				data_schema, tenant_id, organization_id

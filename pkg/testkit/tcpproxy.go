@@ -12,7 +12,8 @@ import (
 )
 
 // TCPProxy forwards TCP connections from 127.0.0.1 to a target, and can cut them to simulate a
-// dependency going away (a database restart, a network partition) and restore them.
+// dependency going away (a database restart, a network partition) and restore them, or slow
+// them to simulate a dependency under load.
 type TCPProxy struct {
 	ln     net.Listener
 	target string
@@ -20,6 +21,7 @@ type TCPProxy struct {
 	mu     sync.Mutex
 	cut    bool
 	closed bool
+	delay  time.Duration
 	conns  map[net.Conn]struct{}
 	wg     sync.WaitGroup
 }
@@ -57,6 +59,20 @@ func (p *TCPProxy) Restore() {
 	p.cut = false
 }
 
+// Slow holds everything the target sends for d before passing it on, on live connections and
+// new ones, so that each request and its answer take d longer; zero forwards at once again.
+func (p *TCPProxy) Slow(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.delay = d
+}
+
+func (p *TCPProxy) slowness() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.delay
+}
+
 func (p *TCPProxy) close() {
 	p.mu.Lock()
 	p.closed = true
@@ -64,6 +80,23 @@ func (p *TCPProxy) close() {
 	_ = p.ln.Close()
 	p.Cut()
 	p.wg.Wait()
+}
+
+// answer copies what server sends to client, each read held for the proxy's slowness.
+func (p *TCPProxy) answer(client, server net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := server.Read(buf)
+		if n > 0 {
+			time.Sleep(p.slowness())
+			if _, werr := client.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 // reset closes c with an RST, so the peer sees a failure at once rather than a clean EOF.
@@ -130,12 +163,14 @@ func (p *TCPProxy) forward(client net.Conn) {
 		return
 	}
 	done := make(chan struct{}, 2)
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
+	go func() {
+		_, _ = io.Copy(server, client)
 		done <- struct{}{}
-	}
-	go pipe(server, client)
-	go pipe(client, server)
+	}()
+	go func() {
+		p.answer(client, server)
+		done <- struct{}{}
+	}()
 	<-done
 	p.untrack(client, server)
 	_ = client.Close()
