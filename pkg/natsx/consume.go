@@ -39,6 +39,11 @@ const (
 	defaultMaxAckPending  = 64
 	defaultConcurrency    = 1
 	prefetchPerConcurrent = 2
+	// pullHeartbeat is how often the server confirms a waiting pull request. Two missed
+	// heartbeats make the consumer pull again: a pull lost with its consumer's leader (a node
+	// stopping) or refused before a new leader took over ("no responders") is renewed within
+	// seconds, where nats.go's default, half the 30 s expiry, left the consumer idle for 30 s.
+	pullHeartbeat = 3 * time.Second
 )
 
 // defaultBackoff is the delay before redeliveries 1, 2, 3 and every later one.
@@ -205,6 +210,7 @@ func (b *Bus) Consume(ctx context.Context, spec ConsumerSpec, h Handler) error {
 	)
 	cc, err := cons.Consume(func(jm jetstream.Msg) { c.dispatch(ctx, hctx, jm) },
 		jetstream.PullMaxMessages(min(spec.MaxAckPending, prefetchPerConcurrent*spec.Concurrency)),
+		jetstream.PullHeartbeat(pullHeartbeat),
 		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 			errMu.Lock()
 			lastErr = err

@@ -201,39 +201,58 @@ var _ = Describe("messages that cannot be handled", func() {
 	})
 })
 
-var _ = Describe("dead letters in a three-node cluster", func() {
-	It("are kept on every node, so a consumer starts while the dead-letter stream's leader is down", func() {
-		ctx := context.Background()
-		nodes := testkit.StartNATSCluster(3)
-		cluster, err := natsx.Connect(ctx, natsx.Config{URL: testkit.ClusterURL(nodes), Prefix: "cluster.",
+var _ = Describe("a three-node cluster", func() {
+	var (
+		ctx     context.Context
+		nodes   []*testkit.NATSServer
+		cluster *natsx.Bus
+	)
+
+	BeforeEach(func() {
+		ctx = context.Background()
+		nodes = testkit.StartNATSCluster(3)
+		var err error
+		cluster, err = natsx.Connect(ctx, natsx.Config{URL: testkit.ClusterURL(nodes), Prefix: "cluster.",
 			Streams: natsx.StreamConfig{Replicas: 3}}, "natsx-cluster", slog.New(slog.NewTextHandler(GinkgoWriter, nil)))
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(cluster.Close)
-		stream := unique("CL")
-		subject := strings.ToLower(stream) + ".happened"
-		Expect(cluster.EnsureStream(ctx, cluster.StreamSpec(stream, []string{strings.ToLower(stream) + ".>"}, false))).To(Succeed())
+	})
 
-		start := func(durable string) *recorder {
-			var seen recorder
-			consumeCtx, stop := context.WithCancel(ctx)
-			done := make(chan error, 1)
-			go func() {
-				done <- cluster.Consume(consumeCtx, natsx.ConsumerSpec{Stream: stream, Durable: durable},
-					func(ctx context.Context, m natsx.Message) error {
-						seen.add(ctx, m)
-						return nil
-					})
-			}()
-			DeferCleanup(func() {
-				stop()
-				Eventually(done).WithTimeout(20 * time.Second).Should(Receive(BeNil()))
-			})
-			return &seen
-		}
-		first := start(unique("d"))
+	// start consumes stream through b until the spec ends, recording what it handles.
+	start := func(b *natsx.Bus, stream string) *recorder {
+		var seen recorder
+		consumeCtx, stop := context.WithCancel(ctx)
+		done := make(chan error, 1)
+		go func() {
+			done <- b.Consume(consumeCtx, natsx.ConsumerSpec{Stream: stream, Durable: unique("d")},
+				func(ctx context.Context, m natsx.Message) error {
+					seen.add(ctx, m)
+					return nil
+				})
+		}()
+		DeferCleanup(func() {
+			stop()
+			Eventually(done).WithTimeout(20 * time.Second).Should(Receive(BeNil()))
+		})
+		return &seen
+	}
+	// publish publishes an event on subject through b, retrying while the stream has no leader.
+	publish := func(b *natsx.Bus, subject string) {
 		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, &structpb.Struct{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(cluster.Publish(ctx, ev)).To(Succeed())
+		Eventually(func() error { return b.Publish(ctx, ev) }).WithTimeout(30 * time.Second).Should(Succeed())
+	}
+	// leaderOf is the node leading the stream or consumer info describes.
+	leaderOf := func(info *jetstream.ClusterInfo) *testkit.NATSServer {
+		Expect(info.Leader).To(HavePrefix("node-"))
+		return nodes[int(info.Leader[len("node-")]-'1')]
+	}
+
+	It("keeps dead letters on every node, so a consumer starts while the dead-letter stream's leader is down", func() {
+		stream := unique("CL")
+		Expect(cluster.EnsureStream(ctx, cluster.StreamSpec(stream, []string{strings.ToLower(stream) + ".>"}, false))).To(Succeed())
+		first := start(cluster, stream)
+		publish(cluster, strings.ToLower(stream)+".happened")
 		Eventually(first.count).WithTimeout(10 * time.Second).Should(Equal(1))
 
 		dlq, err := cluster.JetStream().Stream(ctx, cluster.StreamName("DEADLETTER"))
@@ -241,13 +260,43 @@ var _ = Describe("dead letters in a three-node cluster", func() {
 		info, err := dlq.Info(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(info.Config.Replicas).To(Equal(3))
-		leader := info.Cluster.Leader
-		Expect(leader).To(HavePrefix("node-"))
-		nodes[int(leader[len("node-")]-'1')].Stop()
+		leaderOf(info.Cluster).Stop()
 
 		// A new stream and consumer leader is elected first; on a loaded 2-core machine that has
 		// taken more than 30 s of raft timeouts.
-		second := start(unique("d"))
+		second := start(cluster, stream)
 		Eventually(second.count).WithTimeout(90 * time.Second).Should(Equal(1))
+	})
+
+	It("has a consumer pull again within seconds when the node holding it comes back", func() {
+		// One replica: while its node is down the consumer has no leader, so a pull is lost or
+		// answered "no responders", and nothing would pull again for 30 s by nats.go's defaults.
+		stream := unique("R1")
+		subject := strings.ToLower(stream) + ".happened"
+		Expect(cluster.EnsureStream(ctx, natsx.StreamSpec{Name: stream, Subjects: []string{strings.ToLower(stream) + ".>"}, Replicas: 1})).To(Succeed())
+		s, err := cluster.JetStream().Stream(ctx, cluster.StreamName(stream))
+		Expect(err).NotTo(HaveOccurred())
+		info, err := s.Info(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		holder := leaderOf(info.Cluster)
+		// The consuming process stays connected to another node throughout, as a service's does
+		// when a node it is not connected to restarts.
+		via := nodes[0]
+		if via == holder {
+			via = nodes[1]
+		}
+		own, err := natsx.Connect(ctx, natsx.Config{URL: via.URL(), Prefix: "cluster."}, "natsx-cluster-own",
+			slog.New(slog.NewTextHandler(GinkgoWriter, nil)))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(own.Close)
+		seen := start(own, stream)
+		publish(own, subject)
+		Eventually(seen.count).WithTimeout(10 * time.Second).Should(Equal(1))
+
+		holder.Stop()
+		holder.Start()
+		publish(own, subject)
+		// Two missed heartbeats (6 s) and a pull again, twice at most while the node recovers.
+		Eventually(seen.count).WithTimeout(12 * time.Second).Should(Equal(2))
 	})
 })
