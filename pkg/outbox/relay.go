@@ -183,9 +183,9 @@ func (r *Relay) relay(ctx context.Context) {
 }
 
 // pass flushes one batch; a pass under way when ctx ends still completes (its publishing
-// within lastPassTimeout), so that it commits or rolls back before the last pass starts: a pass cut
-// short would still hold its rows' locks for a moment, and the last pass, which skips locked
-// rows, would leave them unsent.
+// within lastPassTimeout), so that it commits or rolls back before the last pass starts: a
+// pass cut short would still hold its rows' locks for a moment, and the last pass, which skips
+// locked rows, would leave them unsent.
 func (r *Relay) pass(ctx context.Context) (int, error) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lastPassTimeout)
 	defer cancel()
