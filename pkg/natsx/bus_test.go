@@ -153,27 +153,6 @@ var _ = Describe("publishing and consuming events", func() {
 		Eventually(seen.count).WithTimeout(5 * time.Second).Should(Equal(2))
 	})
 
-	It("waits the handler's own delay instead of the backoff when it says when to retry", func() {
-		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, payload)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(bus.Publish(ctx, ev)).To(Succeed())
-
-		var seen recorder
-		consume(natsx.ConsumerSpec{Stream: stream, Durable: durable, Backoff: []time.Duration{time.Minute}},
-			func(ctx context.Context, m natsx.Message) error {
-				seen.add(ctx, m)
-				if m.Delivery == 1 {
-					return natsx.RetryAfter(errors.New("leased elsewhere"), time.Second)
-				}
-				return nil
-			})
-
-		Eventually(seen.count).Should(Equal(1))
-		Consistently(seen.count).WithTimeout(700 * time.Millisecond).Should(Equal(1))
-		Eventually(seen.count).WithTimeout(5 * time.Second).Should(Equal(2))
-		Expect(natsx.RetryAfter(nil, time.Second)).To(Succeed())
-	})
-
 	It("redelivers a job's wake-up when the lease another worker holds on the job ends", func() {
 		ev, err := natsx.NewEvent("test-svc", "t.v1", subject, payload)
 		Expect(err).NotTo(HaveOccurred())

@@ -93,30 +93,6 @@ func isPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
-// retryAtError asks for a redelivery at its own time.
-type retryAtError struct {
-	err error
-	at  time.Time
-}
-
-func (e retryAtError) Error() string { return e.err.Error() }
-
-func (e retryAtError) Unwrap() error { return e.err }
-
-func (e retryAtError) RetryAt() time.Time { return e.at }
-
-// RetryAfter wraps err so that Consume redelivers the message after delay instead of the
-// spec's backoff, for a handler that knows when retrying can succeed. An error whose chain
-// holds a RetryAt() time.Time method (jobs.HeldError: a job leased by another worker, until its
-// lease ends) is redelivered at that time by itself. The delivery still counts toward
-// MaxDeliver. RetryAfter(nil, d) is nil.
-func RetryAfter(err error, delay time.Duration) error {
-	if err == nil {
-		return nil
-	}
-	return retryAtError{err: err, at: time.Now().Add(max(delay, 0))}
-}
-
 // ConsumerSpec describes a durable pull consumer. Stream, Durable and FilterSubjects are
 // given without the bus prefix.
 type ConsumerSpec struct {
@@ -171,15 +147,17 @@ func (s ConsumerSpec) backoff(delivery uint64) time.Duration {
 // the context of those still running (a handler that returns because of it has its message
 // nak'd, so another replica gets it at once rather than after AckWait), waits for them and
 // returns nil.
-// A handler error leads to a redelivery after the spec's backoff. A message without valid
-// CloudEvents headers or JSON payload, a Permanent error, and an error on the last allowed
-// delivery copy the message to the dead-letter subject "dlq.<durable>" (stream DEADLETTER,
-// which Consume ensures) with dlq-* headers saying why, and then terminate it. The server
-// is not given MaxDeliver: Consume counts deliveries itself, so a message whose last
-// delivery crashed the process, or whose dead-lettering failed, is dead-lettered on the
-// next delivery rather than silently dropped. Setting the consumer up is retried while
-// JetStream is briefly unavailable. It returns an Internal error when the consumer cannot be
-// set up or stops on its own (it is deleted, or the bus is closed first).
+// A handler error leads to a redelivery after the spec's backoff, or at the RetryAt() time of
+// an error in its chain that has that method (jobs.HeldError: another worker leases the job
+// until then); either way the delivery counts. A message without valid CloudEvents headers or
+// JSON payload, a Permanent error, and an error on the last allowed delivery copy the message
+// to the dead-letter subject "dlq.<durable>" (stream DEADLETTER, which Consume ensures) with
+// dlq-* headers saying why, and then terminate it. The server is not given MaxDeliver: Consume
+// counts deliveries itself, so a message whose last delivery crashed the process, or whose
+// dead-lettering failed, is dead-lettered on the next delivery rather than silently dropped.
+// Setting the consumer up is retried while JetStream is briefly unavailable. It returns an
+// Internal error when the consumer cannot be set up or stops on its own (it is deleted, or the
+// bus is closed first).
 func (b *Bus) Consume(ctx context.Context, spec ConsumerSpec, h Handler) error {
 	spec = spec.withDefaults()
 	cons, err := b.setUp(ctx, spec)

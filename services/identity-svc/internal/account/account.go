@@ -186,11 +186,6 @@ func (s *Service) CreateUser(ctx context.Context, in NewUser) (*User, error) {
 	return u, nil
 }
 
-// User returns a user of the tenant; apperr NotFound when there is none.
-func (s *Service) User(ctx context.Context, tenantID, userID string) (*User, error) {
-	return s.store.User(ctx, tenantID, userID)
-}
-
 // UserByEmail returns the user of the tenant (by slug) with that email; apperr NotFound when
 // the tenant or the user does not exist.
 func (s *Service) UserByEmail(ctx context.Context, tenantSlug, email string) (*User, error) {
