@@ -3,6 +3,7 @@ package outbox_test
 import (
 	"context"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -70,6 +71,15 @@ func consume(b *natsx.Bus, spec natsx.ConsumerSpec, h natsx.Handler) {
 		cancel()
 		Eventually(done).WithTimeout(10 * time.Second).Should(Receive(BeNil()))
 	})
+}
+
+// busThroughProxy answers a bus connected to NATS through a proxy that the spec can slow
+// down, both closed when the spec ends.
+func busThroughProxy() (*testkit.TCPProxy, *natsx.Bus) {
+	u, err := url.Parse(testkit.NATSURL())
+	Expect(err).NotTo(HaveOccurred())
+	proxy := testkit.NewTCPProxy(u.Host)
+	return proxy, testkit.BusAt("nats://"+proxy.Addr(), "outbox")
 }
 
 // runRelay runs r until the spec ends and checks that it then returns nil.

@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
+	"log/slog"
+	"regexp"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/gbytes"
 	"go.opentelemetry.io/otel/trace"
 	"gorm.io/gorm"
 
@@ -381,10 +383,7 @@ var _ = Describe("the relay", func() {
 			_, err := createProject(ctx, writer, subject, fmt.Sprintf("p%02d", i), nil)
 			Expect(err).NotTo(HaveOccurred())
 		}
-		u, err := url.Parse(testkit.NATSURL())
-		Expect(err).NotTo(HaveOccurred())
-		proxy := testkit.NewTCPProxy(u.Host)
-		slowBus := testkit.BusAt("nats://"+proxy.Addr(), "outbox")
+		proxy, slowBus := busThroughProxy()
 		relay := outbox.NewRelay(db, slowBus, log, outbox.RelayConfig{})
 		proxy.Slow(50 * time.Millisecond)
 
@@ -401,6 +400,28 @@ var _ = Describe("the relay", func() {
 		Expect(relay.Flush(ctx)).To(Equal(n - published))
 		Expect(unsent()).To(BeZero())
 		Expect(streamMessages(bus, stream)()).To(BeEquivalentTo(n))
+	})
+
+	It("retries at its interval, not after a growing backoff, while each pass on a slow bus publishes part of a batch", func() {
+		const n = 150 // about 60 rows a five-second pass at 80 ms a publish: two passes run out of time
+		for i := range n {
+			_, err := createProject(ctx, writer, subject, fmt.Sprintf("p%03d", i), nil)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		proxy, slowBus := busThroughProxy()
+		proxy.Slow(80 * time.Millisecond)
+		logs := gbytes.NewBuffer()
+		runRelay(outbox.NewRelay(db, slowBus, slog.New(slog.NewTextHandler(logs, nil)),
+			outbox.RelayConfig{Interval: 50 * time.Millisecond}))
+
+		Eventually(unsent).WithTimeout(40 * time.Second).Should(BeZero())
+		Expect(streamMessages(bus, stream)()).To(BeEquivalentTo(n))
+		failed := regexp.MustCompile(`msg="outbox relay pass failed" [^\n]*published=[1-9]\d* failures=(\d+)`).
+			FindAllStringSubmatch(string(logs.Contents()), -1)
+		Expect(len(failed)).To(BeNumerically(">=", 2), string(logs.Contents()))
+		for _, f := range failed {
+			Expect(f[1]).To(Equal("1"), "a pass that published rows restarts the backoff")
+		}
 	})
 
 	It("publishes each row once when two relays share the outbox", func() {
