@@ -1,8 +1,6 @@
 package httpx_test
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,18 +85,7 @@ func (r *running) post(path, body string) response {
 }
 
 // logLines decodes the JSON log records written so far.
-func (r *running) logLines() []map[string]any {
-	var out []map[string]any
-	sc := bufio.NewScanner(bytes.NewReader(r.logs.Contents()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if json.Unmarshal(sc.Bytes(), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out
-}
+func (r *running) logLines() []map[string]any { return testkit.LogRecords(r.logs.Contents()) }
 
 // problem is an RFC 9457 document as sent by httpx.
 type problem struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"sync"
 	"time"
 
@@ -411,16 +410,20 @@ var _ = Describe("the relay", func() {
 		proxy, slowBus := busThroughProxy()
 		proxy.Slow(80 * time.Millisecond)
 		logs := gbytes.NewBuffer()
-		runRelay(outbox.NewRelay(db, slowBus, slog.New(slog.NewTextHandler(logs, nil)),
+		runRelay(outbox.NewRelay(db, slowBus, slog.New(slog.NewJSONHandler(logs, nil)),
 			outbox.RelayConfig{Interval: 50 * time.Millisecond}))
 
 		Eventually(unsent).WithTimeout(40 * time.Second).Should(BeZero())
 		Expect(streamMessages(bus, stream)()).To(BeEquivalentTo(n))
-		failed := regexp.MustCompile(`msg="outbox relay pass failed" [^\n]*published=[1-9]\d* failures=(\d+)`).
-			FindAllStringSubmatch(string(logs.Contents()), -1)
+		var failed []map[string]any
+		for _, r := range testkit.LogRecords(logs.Contents()) {
+			if published, _ := r["published"].(float64); r["msg"] == "outbox relay pass failed" && published > 0 {
+				failed = append(failed, r)
+			}
+		}
 		Expect(len(failed)).To(BeNumerically(">=", 2), string(logs.Contents()))
 		for _, f := range failed {
-			Expect(f[1]).To(Equal("1"), "a pass that published rows restarts the backoff")
+			Expect(f["failures"]).To(BeEquivalentTo(1), "a pass that published rows restarts the backoff")
 		}
 	})
 
